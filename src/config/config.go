@@ -1,0 +1,79 @@
+// Package config holds hamcp's one typed configuration. Every option can be set three ways,
+// later ones winning: the add-on's /data/options.json, a HAMCP_* environment variable, and a
+// command-line flag. A bad value stops start-up with a message that names the option, where it
+// came from, and the accepted values.
+package config
+
+import (
+	"time"
+)
+
+// Config is every option hamcp understands. The opt tag is the options.json key; the
+// environment name is HAMCP_ + upper(opt) unless an env tag names others; the flag is
+// --opt with dashes.
+type Config struct {
+	Listen      string `opt:"listen" default:":8099" help:"address the MCP HTTP server listens on (host:port)"`
+	ExternalURL string `opt:"external_url" help:"URL users reach hamcp at, e.g. https://mcp.example.com (used for OAuth issuer and resource)"`
+
+	HAURL           string `opt:"ha_url" env:"HA_URL" help:"Home Assistant URL when running standalone, e.g. http://homeassistant.local:8123"`
+	HAToken         string `opt:"ha_token" env:"HA_TOKEN" secret:"true" help:"Home Assistant long-lived access token when running standalone"`
+	SupervisorURL   string `opt:"supervisor_url" default:"http://supervisor" help:"Supervisor API base URL (add-on)"`
+	SupervisorToken string `opt:"supervisor_token" env:"SUPERVISOR_TOKEN" secret:"true" help:"Supervisor token, set by the Supervisor inside the add-on"`
+	HAAuthURL       string `opt:"ha_auth_url" help:"HA URL used to validate users' long-lived tokens (default: ha_url, or http://homeassistant:8123 in the add-on)"`
+
+	DataDir  string `opt:"data_dir" default:"/data" help:"directory for hamcp's own state (store, SSH host key)"`
+	LogLevel string `opt:"log_level" default:"info" validate:"oneof=debug info warning error" help:"log level"`
+
+	Toolsets      []string `opt:"toolsets" help:"toolsets to enable (comma-separated); empty = all"`
+	DisabledTools []string `opt:"disabled_tools" help:"tool names to hide (comma-separated)"`
+	ReadOnly      bool     `opt:"read_only" help:"expose only tools that change nothing"`
+
+	RateLimit      int           `opt:"rate_limit" default:"100" validate:"min=0,max=100000" help:"requests per minute per client IP (0 disables)"`
+	AllowedOrigins []string      `opt:"allowed_origins" help:"browser Origins allowed to call /mcp (comma-separated); other Origins get 403"`
+	TrustedProxies []string      `opt:"trusted_proxies" help:"proxy IPs/CIDRs whose X-Forwarded-For is believed (the add-on's ingress is added automatically)"`
+	MaxResponseKB  int           `opt:"max_response_kb" default:"100" validate:"min=8,max=4096" help:"largest single tool result in KB"`
+	BodyLimitKB    int           `opt:"body_limit_kb" default:"4096" validate:"min=16,max=65536" help:"largest request body in KB"`
+	ShutdownGrace  time.Duration `opt:"shutdown_grace" default:"10s" validate:"min=0" help:"time in-flight calls get to finish on SIGTERM"`
+
+	PermissionFilesystem string        `opt:"permission_filesystem" default:"ask" validate:"oneof=ask allow deny" help:"policy for filesystem tools"`
+	PermissionDatabase   string        `opt:"permission_database" default:"ask" validate:"oneof=ask allow deny" help:"policy for recorder database tools"`
+	PermissionCommand    string        `opt:"permission_command" default:"ask" validate:"oneof=ask allow deny" help:"policy for shell command tools"`
+	GrantTTL             time.Duration `opt:"grant_ttl" default:"8h" validate:"min=1m" help:"how long a permission grant lasts within a session"`
+	FSBase               string        `opt:"fs_base" default:"/" help:"directory holding the add-on's mounted folders (homeassistant or config, ssl, backup, share, media, addons, addon_configs)"`
+	TrashRetention       time.Duration `opt:"trash_retention" default:"168h" validate:"min=1h" help:"how long deleted and overwritten files are kept for ha_restore_file"`
+
+	SSHPort           int    `opt:"ssh_port" default:"2222" validate:"min=0,max=65535" help:"SSH port for stdio-over-SSH (off unless keys are set)"`
+	SSHAuthorizedKeys string `opt:"ssh_authorized_keys" help:"OpenSSH public keys allowed to connect, one per line"`
+}
+
+// InAddon reports whether hamcp runs as a Home Assistant add-on (the Supervisor gave it a token).
+func (c *Config) InAddon() bool { return c.SupervisorToken != "" }
+
+// HABaseURL is where the Home Assistant API lives: through the Supervisor proxy in the add-on,
+// HA_URL standalone.
+func (c *Config) HABaseURL() string {
+	if c.InAddon() && c.HAURL == "" {
+		return c.SupervisorURL + "/core"
+	}
+	return c.HAURL
+}
+
+// HAAPIToken is the token hamcp itself uses to call Home Assistant.
+func (c *Config) HAAPIToken() string {
+	if c.InAddon() && c.HAToken == "" {
+		return c.SupervisorToken
+	}
+	return c.HAToken
+}
+
+// TokenCheckURL is the Home Assistant URL user tokens are validated against. Inside the add-on
+// the Supervisor proxy only accepts the add-on's own token, so users' tokens go to HA directly.
+func (c *Config) TokenCheckURL() string {
+	switch {
+	case c.HAAuthURL != "":
+		return c.HAAuthURL
+	case c.InAddon() && c.HAURL == "":
+		return "http://homeassistant:8123"
+	}
+	return c.HAURL
+}

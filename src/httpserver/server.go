@@ -1,0 +1,151 @@
+// Package httpserver serves MCP over HTTP with echo: Streamable HTTP at /mcp (stateful sessions
+// and the sessionless single POST that curl and n8n use), the legacy HTTP+SSE transport at /sse,
+// a plain tool list and a health check. It owns transport concerns only: logging, recovery, body
+// limits, Origin and Host checks, rate limiting and bearer authentication.
+package httpserver
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/authn"
+	"github.com/hamcp/hamcp/src/mcpserver"
+)
+
+// HealthCheck reports one backend's connectivity for /mcp/health.
+type HealthCheck struct {
+	Name  string
+	Check func(ctx context.Context) (ok bool, detail any)
+}
+
+// Options configure the HTTP server.
+type Options struct {
+	Builder  *mcpserver.Builder
+	Verifier authn.Verifier // nil only with NoAuth
+	NoAuth   bool           // serve /mcp without authentication (demo on loopback only)
+	Version  string
+	Logger   *slog.Logger
+
+	RateLimit      int      // requests per minute per client IP; 0 disables
+	AllowedOrigins []string // exact origins allowed besides loopback pages on a loopback server
+	ExternalURL    string   // its origin is always allowed
+	TrustedProxies []*net.IPNet
+	BodyLimit      int64 // bytes
+	Health         []HealthCheck
+	// ResourceMetadataURL, when set (OAuth enabled), is advertised in 401 challenges.
+	ResourceMetadataURL string
+	// Mount lets other features (OAuth) add routes to the same server.
+	Mount []func(e *echo.Echo)
+	// MountAuthed adds routes that need the same authentication as /mcp (permission approvals).
+	MountAuthed []func(g *echo.Group)
+	// Ingress trusts Home Assistant's ingress proxy (172.30.32.2): its X-Remote-User-Id header
+	// identifies a logged-in HA user without a bearer token (the add-on panel).
+	Ingress bool
+}
+
+// Server is the running HTTP side of hamcp.
+type Server struct {
+	o        Options
+	e        *echo.Echo
+	stateful *mcp.StreamableHTTPHandler
+	single   *mcp.StreamableHTTPHandler
+	sse      *mcp.SSEHandler
+	limiter  *ipLimiter
+}
+
+// New builds the echo app with every route and middleware.
+func New(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.BodyLimit <= 0 {
+		o.BodyLimit = 4 << 20
+	}
+	s := &Server{o: o}
+	getServer := func(r *http.Request) *mcp.Server {
+		return o.Builder.Server(authn.ReadOnly(tokenInfo(r)))
+	}
+	s.stateful = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Logger:              o.Logger,
+		MaxRequestBodyBytes: o.BodyLimit,
+		SessionTimeout:      30 * time.Minute,
+	})
+	s.single = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		JSONResponse:        true,
+		Logger:              o.Logger,
+		MaxRequestBodyBytes: o.BodyLimit,
+	})
+	s.sse = mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.BodyLimit})
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = ipExtractor(o.TrustedProxies)
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.Recover())
+	e.Use(s.requestLog)
+	e.Use(s.hostGuard)
+	e.Use(s.originGuard)
+	e.Use(middleware.BodyLimit(byteSize(o.BodyLimit)))
+	if o.RateLimit > 0 {
+		s.limiter = newIPLimiter(o.RateLimit, time.Minute)
+		e.Use(s.rateLimit)
+	}
+
+	e.GET("/mcp/health", s.health)
+	authed := e.Group("", s.authenticate)
+	authed.GET("/mcp/tools", s.toolList)
+	authed.Any("/mcp", s.mcp)
+	authed.Any("/sse", echo.WrapHandler(s.sse))
+	authed.Any("/messages", echo.WrapHandler(s.sse))
+	for _, m := range o.Mount {
+		m(e)
+	}
+	for _, m := range o.MountAuthed {
+		m(authed)
+	}
+	s.e = e
+	return s
+}
+
+// Handler exposes the server for httptest and embedding.
+func (s *Server) Handler() http.Handler { return s.e }
+
+// Serve serves on ln until ctx ends, then shuts down gracefully: new requests are refused and
+// in-flight calls get grace to finish before connections are closed.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{Handler: s.e, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		s.o.Logger.Warn("shutdown grace period ended; closing remaining connections", "grace", grace)
+		err = srv.Close()
+	}
+	if s.limiter != nil {
+		s.limiter.stop()
+	}
+	if err2 := <-errc; err2 != nil && !errors.Is(err2, http.ErrServerClosed) {
+		return err2
+	}
+	return err
+}
+
+func byteSize(n int64) string {
+	return formatInt(n/1024) + "K"
+}

@@ -1,0 +1,138 @@
+// Package mcpserver assembles the go-sdk MCP server from the tool registry: which tools a
+// session sees, server instructions, resources, prompts, completion, and the hooks that end
+// per-session state when a session closes. It knows nothing of HTTP or SSH.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+// Instructions tell the model how to use hamcp well; kept short because every session pays for them.
+const Instructions = `hamcp controls a Home Assistant home.
+- Read before you act: ha_get_states (filter by domain/area/search) and ha_get_entity_details give entity ids; never guess ids.
+- Lists are paged (limit/offset, next_offset). Ask for fewer fields or a filter rather than a bigger page.
+- Tools marked destructive need confirm=true: ask the user first and say what will happen.
+- Filesystem, database and command tools need the user's permission for this session; if a call returns permission_required, tell the user exactly what the message says and wait.`
+
+// Extension adds resources, prompts or other features to a freshly built server.
+type Extension func(s *mcp.Server, readOnly bool)
+
+// Options configure the assembly.
+type Options struct {
+	Name, Version string
+	Registry      *toolkit.Registry
+	Filter        toolkit.Filter
+	Env           *toolkit.Env
+	Logger        *slog.Logger
+	Extensions    []Extension
+	// Completion answers completion/complete (prompt arguments, resource template variables).
+	Completion func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error)
+	// Subscribe and Unsubscribe enable resources/subscribe.
+	Subscribe   func(ctx context.Context, req *mcp.SubscribeRequest) error
+	Unsubscribe func(ctx context.Context, req *mcp.UnsubscribeRequest) error
+	// SessionEnded is told the grant key of every session that closes (stdio, SSH, HTTP session).
+	SessionEnded func(key string)
+}
+
+// Builder builds and caches one server per variant (full, read-only); a go-sdk Server serves
+// any number of sessions.
+type Builder struct {
+	o       Options
+	mu      sync.Mutex
+	servers map[bool]*mcp.Server
+}
+
+// New returns a Builder. The Env's SessionKey is set to this package's rule.
+func New(o Options) *Builder {
+	if o.Env == nil {
+		o.Env = &toolkit.Env{}
+	}
+	if o.Env.SessionKey == nil {
+		o.Env.SessionKey = RequestKey
+	}
+	if o.Env.Logger == nil {
+		o.Env.Logger = o.Logger
+	}
+	return &Builder{o: o, servers: map[bool]*mcp.Server{}}
+}
+
+// Tools returns the tools a session sees.
+func (b *Builder) Tools(readOnly bool) []*toolkit.Tool {
+	f := b.o.Filter
+	f.ReadOnly = f.ReadOnly || readOnly
+	return b.o.Registry.Select(f)
+}
+
+// Server returns the server for full access (readOnly=false) or for read-only sessions.
+func (b *Builder) Server(readOnly bool) *mcp.Server {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s, ok := b.servers[readOnly]; ok {
+		return s
+	}
+	opts := &mcp.ServerOptions{
+		Instructions:       Instructions,
+		Logger:             b.o.Logger,
+		CompletionHandler:  b.o.Completion,
+		SubscribeHandler:   b.o.Subscribe,
+		UnsubscribeHandler: b.o.Unsubscribe,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging: &mcp.LoggingCapabilities{},
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+		},
+		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
+			ss := req.Session
+			if b.o.SessionEnded == nil || ss == nil {
+				return
+			}
+			key := SessionKey(ss)
+			go func() {
+				_ = ss.Wait()
+				b.o.SessionEnded(key)
+			}()
+		},
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: b.o.Name, Title: "hamcp — Home Assistant MCP server", Version: b.o.Version}, opts)
+	for _, t := range b.Tools(readOnly) {
+		t.Install(s, b.o.Env)
+	}
+	for _, ext := range b.o.Extensions {
+		ext(s, readOnly)
+	}
+	b.servers[readOnly] = s
+	return s
+}
+
+// SessionKey names a session's grant scope: its MCP session id when it has one (Streamable
+// HTTP), otherwise the connection itself (stdio, SSH, legacy SSE without id).
+func SessionKey(ss *mcp.ServerSession) string {
+	if id := ss.ID(); id != "" {
+		return "mcp:" + id
+	}
+	return fmt.Sprintf("conn:%p", ss)
+}
+
+// RequestKey is the grant scope of a tool call. Sessionless HTTP requests (one POST, no
+// initialize) are scoped to the bearer token's grant key, so a grant lasts across requests.
+func RequestKey(req *mcp.CallToolRequest) string {
+	if req.Session != nil && req.Session.ID() != "" {
+		return SessionKey(req.Session)
+	}
+	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
+		if gk, ok := req.Extra.TokenInfo.Extra["grant_key"].(string); ok && gk != "" {
+			return "token:" + gk
+		}
+		return "token:" + req.Extra.TokenInfo.UserID
+	}
+	if req.Session != nil {
+		return SessionKey(req.Session)
+	}
+	return "anonymous"
+}

@@ -1,0 +1,85 @@
+// Package permission decides whether a session may use a privileged category of tools (filesystem,
+// database, command, hub administration): policies from the add-on options, per-session grants, pending
+// requests the user approves out of the model's reach, one-time codes, and the audit trail. It knows
+// nothing about MCP or HTTP; the toolkit calls Authorize before every privileged tool runs.
+package permission
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Category is a group of tools the user grants together.
+type Category string
+
+const (
+	Filesystem Category = "filesystem"
+	Database   Category = "database"
+	Command    Category = "command"
+	HubAdmin   Category = "hub_admin"
+)
+
+// AllCategories lists every category in display order.
+var AllCategories = []Category{Filesystem, Database, Command, HubAdmin}
+
+// ParseCategory accepts a category name in any case, with surrounding spaces.
+func ParseCategory(s string) (Category, error) {
+	c := Category(strings.ToLower(strings.TrimSpace(s)))
+	if c.valid() {
+		return c, nil
+	}
+	return "", fmt.Errorf("unknown permission category %q: use one of filesystem, database, command, hub_admin", s)
+}
+
+func (c Category) valid() bool {
+	switch c {
+	case Filesystem, Database, Command, HubAdmin:
+		return true
+	}
+	return false
+}
+
+// Policy is what the add-on options say to do with a category.
+type Policy string
+
+const (
+	PolicyAsk   Policy = "ask"   // the user decides per session (the default)
+	PolicyAllow Policy = "allow" // every session may, without asking
+	PolicyDeny  Policy = "deny"  // no session may, whatever the user says in chat
+)
+
+// ParsePolicy accepts a policy name in any case, with surrounding spaces.
+func ParsePolicy(s string) (Policy, error) {
+	p := Policy(strings.ToLower(strings.TrimSpace(s)))
+	switch p {
+	case PolicyAsk, PolicyAllow, PolicyDeny:
+		return p, nil
+	case "":
+		return "", fmt.Errorf("permission policy is empty: use ask (the default), allow or deny")
+	}
+	return "", fmt.Errorf("unknown permission policy %q: use ask, allow or deny", s)
+}
+
+// optionName is the add-on option and environment variable that set a category's policy, so refusals can
+// tell the user exactly what to change.
+func optionName(c Category) string {
+	return fmt.Sprintf("permission_%s (HAMCP_PERMISSION_%s)", c, strings.ToUpper(string(c)))
+}
+
+// defaultWarnings say what a grant really allows, in words a user can judge. They are shown in the
+// elicitation prompt, the notification and every refusal.
+var defaultWarnings = map[Category]string{
+	Filesystem: "Filesystem access lets the assistant read, create, overwrite, move and delete files in Home " +
+		"Assistant's folders (/config, /homeassistant, /ssl, /backup, /share, /media, /addons, /addon_configs), " +
+		"including secrets.yaml, certificates and backups. Overwritten and deleted files are kept in a trash for " +
+		"recovery; system folders (/etc, /usr, /bin, /sbin, /sys, /proc) stay off limits.",
+	Database: "Database access lets the assistant run SQL on Home Assistant's recorder database: read all " +
+		"recorded history (states, events, statistics — which can show when people are home) and, only when a " +
+		"call explicitly asks for writes, change or delete rows, which can corrupt the history.",
+	Command: "Command access lets the assistant run any shell command inside the hamcp add-on with its " +
+		"privileges, each with a time limit (30 seconds by default, at most 10 minutes). A command can read or " +
+		"change anything the add-on can reach, including Home Assistant through the Supervisor.",
+	HubAdmin: "Hub administration lets the assistant change the Hubitat hub itself: create, change and delete " +
+		"rules, apps and drivers, and reboot the hub or restore its backups. Each such call still needs its own " +
+		"confirmation and a recent hub backup.",
+}

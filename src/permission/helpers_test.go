@@ -1,0 +1,175 @@
+package permission
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hamcp/hamcp/src/store"
+)
+
+var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// testClock is the injected clock: tests move time forward instead of sleeping.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// inbox is where the user reads notifications: it keeps what the Manager posts, codes included, and
+// what it takes down.
+type inbox struct {
+	mu        sync.Mutex
+	posted    []Pending
+	withdrawn map[string]int
+	fail      error // Notify fails with this when set
+}
+
+func (b *inbox) Notify(ctx context.Context, p Pending) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.fail != nil {
+		return b.fail
+	}
+	b.posted = append(b.posted, p)
+	return nil
+}
+
+func (b *inbox) Withdraw(ctx context.Context, p Pending) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.withdrawn == nil {
+		b.withdrawn = map[string]int{}
+	}
+	b.withdrawn[p.ID]++
+	return nil
+}
+
+func (b *inbox) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.posted)
+}
+
+// code is what the user reads in the notification for a request.
+func (b *inbox) code(t *testing.T, requestID string) string {
+	t.Helper()
+	c := b.codeOf(requestID)
+	if c == "" {
+		t.Fatalf("no notification was posted for request %s", requestID)
+	}
+	return c
+}
+
+func (b *inbox) codeOf(requestID string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.posted {
+		if p.ID == requestID {
+			return p.Code
+		}
+	}
+	return ""
+}
+
+func (b *inbox) wasWithdrawn(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.withdrawn[id] > 0
+}
+
+type fixture struct {
+	m     *Manager
+	clock *testClock
+	inbox *inbox
+	store *store.Store
+	path  string
+}
+
+// newFixture builds a Manager on a real SQLite file with the user's inbox as Notifier.
+func newFixture(t testing.TB, o Options) *fixture {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hamcp.db")
+	st, err := store.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{clock: &testClock{t: t0}, inbox: &inbox{}, store: st, path: path}
+	o.Store, o.Notifier, o.Clock = st, f.inbox, f.clock.Now
+	if f.m, err = New(o); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		f.m.Close()
+		st.Close()
+	})
+	return f
+}
+
+// auditLog reads the audit log after closing the Manager, which writes everything queued; the fixture
+// is done with it afterwards.
+func (f *fixture) auditLog(t *testing.T, q store.AuditQuery) []store.AuditEntry {
+	t.Helper()
+	f.m.Close()
+	got, _, err := f.store.ListAudit(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func req(session string, c Category) Request {
+	return Request{SessionKey: session, Client: "claude-code/1.0", Tool: toolFor[c], Category: c, ArgsSummary: "path=/config/configuration.yaml"}
+}
+
+var toolFor = map[Category]string{
+	Filesystem: "ha_write_file", Database: "ha_execute_sql", Command: "ha_execute_command", HubAdmin: "hubitat_update_rule",
+}
+
+func asRequired(t *testing.T, err error) *RequiredError {
+	t.Helper()
+	var re *RequiredError
+	if !errors.As(err, &re) {
+		t.Fatalf("got %v (%T), want *RequiredError", err, err)
+	}
+	return re
+}
+
+func asDenied(t *testing.T, err error) *DeniedError {
+	t.Helper()
+	var de *DeniedError
+	if !errors.As(err, &de) {
+		t.Fatalf("got %v (%T), want *DeniedError", err, err)
+	}
+	return de
+}
+
+// eventually waits for background work (notification withdrawal) to land.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func accept(context.Context, string) (bool, error)  { return true, nil }
+func decline(context.Context, string) (bool, error) { return false, nil }

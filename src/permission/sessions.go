@@ -1,0 +1,141 @@
+package permission
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hamcp/hamcp/src/store"
+)
+
+const tokenPrefix = "token:"
+
+// TokenKey is the session key for sessionless HTTP calls made with one OAuth grant or token: grants made
+// under it survive a restart until they expire. id must identify the grant, never be the token itself.
+func TokenKey(id string) string { return tokenPrefix + id }
+
+func isTokenKey(key string) bool { return strings.HasPrefix(key, tokenPrefix) }
+
+type session struct {
+	grants    map[Category]Grant
+	denied    map[Category]string // reason, for the rest of the session
+	pending   map[Category]*pendingReq
+	strikes   map[Category]int           // requests cancelled by wrong codes
+	eliciting map[Category]chan struct{} // closed when the one in-flight elicitation ends
+}
+
+func newSession() *session {
+	return &session{
+		grants: map[Category]Grant{}, denied: map[Category]string{}, pending: map[Category]*pendingReq{},
+		strikes: map[Category]int{}, eliciting: map[Category]chan struct{}{},
+	}
+}
+
+func (s *session) empty() bool {
+	return len(s.grants) == 0 && len(s.denied) == 0 && len(s.pending) == 0 && len(s.eliciting) == 0 && len(s.strikes) == 0
+}
+
+// sessionLocked returns the session's state, creating it; creation is also when forgotten sessions
+// (never ended by their transport) are swept, so memory stays bounded without a timer.
+func (m *Manager) sessionLocked(key string, now time.Time) *session {
+	if s := m.sessions[key]; s != nil {
+		return s
+	}
+	if len(m.sessions) >= m.sweepAt {
+		m.sweepLocked(now)
+		m.sweepAt = max(64, 2*len(m.sessions))
+	}
+	s := newSession()
+	m.sessions[key] = s
+	return s
+}
+
+func (m *Manager) sweepLocked(now time.Time) {
+	var stale []Pending
+	for key, s := range m.sessions {
+		for c, g := range s.grants {
+			if !now.Before(g.ExpiresAt) {
+				m.dropGrantLocked(key, s, c)
+			}
+		}
+		for _, p := range s.pending {
+			if !now.Before(p.ExpiresAt) {
+				m.dropPendingLocked(s, p)
+				stale = append(stale, p.Pending)
+			}
+		}
+		if s.empty() {
+			delete(m.sessions, key)
+		}
+	}
+	m.withdraw(stale...)
+}
+
+func (m *Manager) grantLocked(key string, s *session, c Category, via string, now time.Time) {
+	g := Grant{Category: c, GrantedAt: now, ExpiresAt: now.Add(m.grantTTL), Via: via}
+	s.grants[c] = g
+	delete(s.strikes, c)
+	if isTokenKey(key) {
+		m.enqueue(grantOp{rec: store.GrantRecord{Key: key, Category: string(c), Via: via, GrantedAt: g.GrantedAt, ExpiresAt: g.ExpiresAt}})
+	}
+}
+
+func (m *Manager) dropGrantLocked(key string, s *session, c Category) {
+	delete(s.grants, c)
+	if isTokenKey(key) {
+		m.enqueue(grantOp{del: true, rec: store.GrantRecord{Key: key, Category: string(c)}})
+	}
+}
+
+// EndSession forgets everything the session held: grants, denials and pending requests.
+func (m *Manager) EndSession(sessionKey string) {
+	m.mu.Lock()
+	s := m.sessions[sessionKey]
+	delete(m.sessions, sessionKey)
+	var stale []Pending
+	if s != nil {
+		for _, p := range s.pending {
+			m.dropPendingLocked(s, p)
+			stale = append(stale, p.Pending)
+		}
+	}
+	if isTokenKey(sessionKey) {
+		m.enqueue(grantOp{del: true, all: true, rec: store.GrantRecord{Key: sessionKey}})
+	}
+	m.mu.Unlock()
+	m.withdraw(stale...)
+}
+
+func (m *Manager) loadGrants() error {
+	if m.store == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	recs, err := m.store.LoadGrants(ctx, m.clock())
+	if err != nil {
+		return fmt.Errorf("permission: reload token grants: %w", err)
+	}
+	for _, g := range recs {
+		c := Category(g.Category)
+		if !c.valid() || !isTokenKey(g.Key) {
+			continue // written by a newer build; leave it for that build
+		}
+		s := m.sessions[g.Key]
+		if s == nil {
+			s = newSession()
+			m.sessions[g.Key] = s
+		}
+		s.grants[c] = Grant{Category: c, GrantedAt: g.GrantedAt, ExpiresAt: g.ExpiresAt, Via: g.Via}
+	}
+	return nil
+}
+
+// shortKey keeps logs readable and avoids writing whole session ids into them.
+func shortKey(k string) string {
+	if len(k) > 12 {
+		return k[:12] + "…"
+	}
+	return k
+}

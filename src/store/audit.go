@@ -1,0 +1,192 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Outcomes written to the audit log. Callers may use others; these are the ones hamcp's own packages
+// write, so filters in ha_get_audit_log can name them.
+const (
+	OutcomeOK                 = "ok"                  // the privileged call ran and succeeded
+	OutcomeError              = "error"               // the call ran and failed
+	OutcomeDenied             = "denied"              // refused by policy or by the user
+	OutcomePermissionRequired = "permission_required" // refused until the user grants the category
+	OutcomeGranted            = "granted"             // the user (or a code) granted a category
+	OutcomeCodeRejected       = "code_rejected"       // a wrong or expired one-time code was presented
+)
+
+// Column caps keep one noisy caller from growing the log without bound. Summaries are meant to be short.
+const (
+	maxShortField = 200
+	maxSummary    = 1000
+	maxDetail     = 2000
+)
+
+// Audit list paging follows the tools' convention (design §4).
+const (
+	DefaultAuditLimit = 100
+	MaxAuditLimit     = 1000
+)
+
+// AuditEntry is one line of the audit log. ArgsSummary and Detail must already be free of secrets.
+type AuditEntry struct {
+	ID          int64     `json:"id"`
+	Time        time.Time `json:"time"`
+	SessionID   string    `json:"session_id"`
+	Client      string    `json:"client,omitempty"`
+	Tool        string    `json:"tool"`
+	Category    string    `json:"category,omitempty"`
+	ArgsSummary string    `json:"args_summary,omitempty"`
+	Outcome     string    `json:"outcome"`
+	Detail      string    `json:"detail,omitempty"`
+	DurationMS  int64     `json:"duration_ms"`
+}
+
+// AuditQuery filters ListAudit. Empty fields do not filter; results are newest first.
+type AuditQuery struct {
+	SessionID string
+	Tool      string
+	Category  string
+	Outcome   string
+	Since     time.Time // entries at or after this time; zero means all
+	Limit     int       // 0 means DefaultAuditLimit; at most MaxAuditLimit
+	Offset    int
+}
+
+const insertAuditSQL = `INSERT INTO audit_log
+	(time, session_id, client, tool, category, args_summary, outcome, detail, duration_ms)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// AppendAudit writes one entry. A zero Time means now.
+func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	_, err := s.insertAudit.ExecContext(ctx,
+		toMillis(e.Time),
+		clip(e.SessionID, maxShortField),
+		clip(e.Client, maxShortField),
+		clip(e.Tool, maxShortField),
+		clip(e.Category, maxShortField),
+		clip(e.ArgsSummary, maxSummary),
+		clip(e.Outcome, maxShortField),
+		clip(e.Detail, maxDetail),
+		max(e.DurationMS, 0),
+	)
+	if err != nil {
+		return fmt.Errorf("store: append audit entry: %w", err)
+	}
+	return nil
+}
+
+// ListAudit returns one page of entries matching q, newest first, and how many match in all.
+func (s *Store) ListAudit(ctx context.Context, q AuditQuery) ([]AuditEntry, int, error) {
+	switch {
+	case q.Limit < 0 || q.Limit > MaxAuditLimit:
+		return nil, 0, fmt.Errorf("store: audit query limit %d is out of range: use 1 to %d (0 means %d)", q.Limit, MaxAuditLimit, DefaultAuditLimit)
+	case q.Offset < 0:
+		return nil, 0, fmt.Errorf("store: audit query offset %d is negative: use 0 for the first page", q.Offset)
+	}
+	if q.Limit == 0 {
+		q.Limit = DefaultAuditLimit
+	}
+	where, args := auditWhere(q)
+
+	// A read-only transaction gives the count and the page the same snapshot, so total never
+	// disagrees with the rows returned while writers keep appending.
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list audit: %w", err)
+	}
+	defer tx.Rollback()
+
+	var total int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM audit_log`+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("store: count audit: %w", err)
+	}
+	if total == 0 || q.Offset >= total {
+		return []AuditEntry{}, total, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, time, session_id, client, tool, category, args_summary,
+		outcome, detail, duration_ms FROM audit_log`+where+` ORDER BY time DESC, id DESC LIMIT ? OFFSET ?`,
+		append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: list audit: %w", err)
+	}
+	defer rows.Close()
+	out := make([]AuditEntry, 0, min(q.Limit, total-q.Offset))
+	for rows.Next() {
+		var e AuditEntry
+		var ms int64
+		if err := rows.Scan(&e.ID, &ms, &e.SessionID, &e.Client, &e.Tool, &e.Category, &e.ArgsSummary,
+			&e.Outcome, &e.Detail, &e.DurationMS); err != nil {
+			return nil, 0, fmt.Errorf("store: read audit row: %w", err)
+		}
+		e.Time = fromMillis(ms)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("store: list audit: %w", err)
+	}
+	return out, total, nil
+}
+
+func auditWhere(q AuditQuery) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, v any) {
+		conds = append(conds, cond)
+		args = append(args, v)
+	}
+	if q.SessionID != "" {
+		add("session_id = ?", q.SessionID)
+	}
+	if q.Tool != "" {
+		add("tool = ?", q.Tool)
+	}
+	if q.Category != "" {
+		add("category = ?", q.Category)
+	}
+	if q.Outcome != "" {
+		add("outcome = ?", q.Outcome)
+	}
+	if !q.Since.IsZero() {
+		add("time >= ?", toMillis(q.Since))
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// PruneAudit deletes entries older than olderThan and reports how many went.
+func (s *Store) PruneAudit(ctx context.Context, olderThan time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM audit_log WHERE time < ?`, toMillis(olderThan))
+	if err != nil {
+		return 0, fmt.Errorf("store: prune audit: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+const truncMark = "…[truncated]"
+
+// clip bounds s to n bytes on a rune boundary, marking the cut. Invalid UTF-8 is replaced so the
+// stored text always reads back as valid JSON-safe UTF-8.
+func clip(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len(truncMark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + truncMark
+}

@@ -1,0 +1,207 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migration is one schema step. Steps only ever add (tables, columns, indexes), so an older hamcp can
+// still open a file a newer one has migrated.
+type migration struct {
+	version int
+	name    string
+	up      func(ctx context.Context, tx *sql.Tx) error
+}
+
+// migrations is the ordered schema history. To add a table: write one function like createAuditLog and
+// append it here with the next version. Never edit or reorder an entry that has shipped.
+var migrations = []migration{
+	{1, "audit_log", createAuditLog},
+	{2, "permission_grants", createPermissionGrants},
+	{3, "oauth", createOAuth},
+}
+
+func createAuditLog(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE audit_log (
+			id           INTEGER PRIMARY KEY AUTOINCREMENT,
+			time         INTEGER NOT NULL, -- Unix milliseconds, UTC
+			session_id   TEXT    NOT NULL DEFAULT '',
+			client       TEXT    NOT NULL DEFAULT '',
+			tool         TEXT    NOT NULL DEFAULT '',
+			category     TEXT    NOT NULL DEFAULT '',
+			args_summary TEXT    NOT NULL DEFAULT '',
+			outcome      TEXT    NOT NULL DEFAULT '',
+			detail       TEXT    NOT NULL DEFAULT '',
+			duration_ms  INTEGER NOT NULL DEFAULT 0
+		)`,
+		`CREATE INDEX audit_log_time ON audit_log (time)`,
+		`CREATE INDEX audit_log_session_time ON audit_log (session_id, time)`,
+		`CREATE INDEX audit_log_tool_time ON audit_log (tool, time)`,
+		`CREATE INDEX audit_log_category_time ON audit_log (category, time)`,
+	)
+}
+
+func createPermissionGrants(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE permission_grants (
+			grant_key  TEXT    NOT NULL,
+			category   TEXT    NOT NULL,
+			via        TEXT    NOT NULL,
+			granted_at INTEGER NOT NULL, -- Unix milliseconds, UTC
+			expires_at INTEGER NOT NULL,
+			PRIMARY KEY (grant_key, category)
+		) WITHOUT ROWID`,
+		`CREATE INDEX permission_grants_expires ON permission_grants (expires_at)`,
+	)
+}
+
+// createOAuth holds hamcp's own OAuth server state. Secrets (client secrets, codes, tokens) are stored
+// only as SHA-256 hashes; a family is one grant (one consent) and every refresh and access token it
+// ever issued, so reuse of an old refresh token or code can revoke all of them at once.
+func createOAuth(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE oauth_clients (
+			client_id        TEXT    PRIMARY KEY,
+			secret_hash      TEXT    NOT NULL DEFAULT '',
+			name             TEXT    NOT NULL DEFAULT '',
+			redirect_uris    TEXT    NOT NULL, -- JSON array
+			grant_types      TEXT    NOT NULL, -- space separated
+			auth_method      TEXT    NOT NULL,
+			application_type TEXT    NOT NULL,
+			scope            TEXT    NOT NULL DEFAULT '',
+			metadata         TEXT    NOT NULL DEFAULT '{}', -- the registration answer, without the secret
+			created_at       INTEGER NOT NULL, -- Unix milliseconds, UTC
+			last_used_at     INTEGER NOT NULL DEFAULT 0
+		)`,
+		`CREATE INDEX oauth_clients_unused ON oauth_clients (last_used_at, created_at)`,
+		`CREATE TABLE oauth_families (
+			family_id  TEXT    PRIMARY KEY,
+			client_id  TEXT    NOT NULL,
+			user_id    TEXT    NOT NULL,
+			user_name  TEXT    NOT NULL DEFAULT '',
+			scope      TEXT    NOT NULL,
+			resource   TEXT    NOT NULL,
+			refresh    INTEGER NOT NULL DEFAULT 1, -- whether refresh tokens are issued
+			created_at INTEGER NOT NULL,
+			revoked_at INTEGER NOT NULL DEFAULT 0
+		) WITHOUT ROWID`,
+		`CREATE TABLE oauth_codes (
+			code_hash      TEXT    PRIMARY KEY,
+			client_id      TEXT    NOT NULL,
+			redirect_uri   TEXT    NOT NULL,
+			redirect_given INTEGER NOT NULL,
+			code_challenge TEXT    NOT NULL,
+			scope          TEXT    NOT NULL,
+			resource       TEXT    NOT NULL,
+			user_id        TEXT    NOT NULL,
+			user_name      TEXT    NOT NULL DEFAULT '',
+			refresh        INTEGER NOT NULL DEFAULT 1,
+			expires_at     INTEGER NOT NULL,
+			used_at        INTEGER NOT NULL DEFAULT 0,
+			family_id      TEXT    NOT NULL DEFAULT ''
+		) WITHOUT ROWID`,
+		`CREATE INDEX oauth_codes_expires ON oauth_codes (expires_at)`,
+		`CREATE TABLE oauth_refresh_tokens (
+			token_hash TEXT    PRIMARY KEY,
+			family_id  TEXT    NOT NULL,
+			expires_at INTEGER NOT NULL,
+			used_at    INTEGER NOT NULL DEFAULT 0
+		) WITHOUT ROWID`,
+		`CREATE INDEX oauth_refresh_tokens_family ON oauth_refresh_tokens (family_id)`,
+		`CREATE INDEX oauth_refresh_tokens_expires ON oauth_refresh_tokens (expires_at)`,
+		`CREATE TABLE oauth_access_tokens (
+			token_hash TEXT    PRIMARY KEY,
+			family_id  TEXT    NOT NULL,
+			expires_at INTEGER NOT NULL
+		) WITHOUT ROWID`,
+		`CREATE INDEX oauth_access_tokens_family ON oauth_access_tokens (family_id)`,
+		`CREATE INDEX oauth_access_tokens_expires ON oauth_access_tokens (expires_at)`,
+	)
+}
+
+func execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
+	for _, s := range stmts {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// migrate applies every step the file lacks, each in its own write transaction together with its
+// schema_migrations row, so a crash leaves the file at a step boundary and two processes opening the
+// same file never apply a step twice.
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT    NOT NULL,
+		applied_at INTEGER NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	applied, err := appliedVersions(ctx, db)
+	if err != nil {
+		return err
+	}
+	for _, m := range migrations {
+		if applied[m.version] {
+			continue // the common case on every start: no write lock taken
+		}
+		if err := apply(ctx, db, m); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+		}
+	}
+	return nil
+}
+
+func appliedVersions(ctx context.Context, db *sql.DB) (map[int]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		applied[v] = true
+	}
+	return applied, rows.Err()
+}
+
+// apply re-checks inside the write transaction because another process may have applied m since
+// appliedVersions looked.
+func apply(ctx context.Context, db *sql.DB, m migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	if err := m.up(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
+		m.version, m.name, toMillis(time.Now())); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// SchemaVersion is the highest migration recorded in the file (it may be newer than this build's).
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v sql.NullInt64
+	err := s.db.QueryRowContext(ctx, `SELECT max(version) FROM schema_migrations`).Scan(&v)
+	return int(v.Int64), err
+}

@@ -1,0 +1,355 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-playground/validator/v10"
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+var (
+	validateOnce sync.Once
+	validate     *validator.Validate
+	// ruleText explains a validate tag to the model; %s is the tag parameter.
+	ruleText = map[string]string{
+		"required":  "is required",
+		"min":       "must be at least %s",
+		"max":       "must be at most %s",
+		"gte":       "must be at least %s",
+		"lte":       "must be at most %s",
+		"gt":        "must be greater than %s",
+		"lt":        "must be less than %s",
+		"len":       "must have length %s",
+		"oneof":     "must be one of: %s",
+		"url":       "must be a URL",
+		"http_url":  "must be an http(s) URL",
+		"entity_id": "must be an entity id like domain.object_id (lowercase letters, digits, underscores)",
+		"domain":    "must be a domain like light or sensor (lowercase letters, digits, underscores)",
+		"iso8601":   "must be an ISO-8601 time like 2026-01-31T18:00:00Z (or a date 2026-01-31)",
+		"dive":      "has an invalid item",
+	}
+)
+
+var (
+	entityIDRe = regexp.MustCompile(`^[a-z0-9_]+\.[a-z0-9_]+$`)
+	domainRe   = regexp.MustCompile(`^[a-z0-9_]+$`)
+)
+
+// Validator returns the shared validator with hamcp's custom rules registered.
+func Validator() *validator.Validate {
+	validateOnce.Do(func() {
+		v := validator.New(validator.WithRequiredStructEnabled())
+		v.RegisterTagNameFunc(func(f reflect.StructField) string {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				return ""
+			}
+			if name == "" {
+				return f.Name
+			}
+			return name
+		})
+		must := func(err error) {
+			if err != nil {
+				panic(err)
+			}
+		}
+		must(v.RegisterValidation("entity_id", func(fl validator.FieldLevel) bool {
+			return IsEntityID(fl.Field().String())
+		}))
+		must(v.RegisterValidation("domain", func(fl validator.FieldLevel) bool {
+			return domainRe.MatchString(fl.Field().String())
+		}))
+		must(v.RegisterValidation("iso8601", func(fl validator.FieldLevel) bool {
+			_, err := ParseTime(fl.Field().String())
+			return err == nil
+		}))
+		validate = v
+	})
+	return validate
+}
+
+// IsEntityID reports whether s has Home Assistant's entity id shape.
+func IsEntityID(s string) bool { return len(s) <= 255 && entityIDRe.MatchString(s) }
+
+// ParseTime accepts the time forms a model is likely to send: RFC 3339 with or without
+// fractional seconds, a local-less "2006-01-02T15:04:05" (taken as UTC) and a plain date.
+func ParseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not an ISO-8601 time", s)
+}
+
+// decodeArgs turns raw tool arguments into dst, checking them against the tool's schema and
+// validate tags. Every failure names the field and says what a good value looks like.
+func decodeArgs(args map[string]any, dst any, schema *jsonschema.Schema) error {
+	if schema != nil {
+		var unknown []string
+		for k := range args {
+			if _, ok := schema.Properties[k]; !ok {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			field := unknown[0]
+			if strings.TrimSpace(field) == "" {
+				field = strconv.Quote(field)
+			}
+			return &Error{Code: "invalid_argument", Field: field, Message: "is not an argument of this tool",
+				Hint: "accepted arguments: " + strings.Join(propertyNames(schema), ", ")}
+		}
+		for _, r := range schema.Required {
+			if _, ok := args[r]; !ok {
+				return InvalidArg(r, "is required", exampleFor(schema.Properties[r], r))
+			}
+		}
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return InvalidArg("arguments", "must be a JSON object", "")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			field := te.Field
+			if field == "" {
+				field = "arguments"
+			}
+			var ps *jsonschema.Schema
+			if schema != nil {
+				ps = schema.Properties[strings.Split(field, ".")[0]]
+			}
+			return InvalidArg(field, fmt.Sprintf("must be of type %s, not %s", jsonType(te.Type), te.Value), exampleFor(ps, field))
+		}
+		return InvalidArg("arguments", "could not be read: "+err.Error(), "")
+	}
+	if err := Validator().Struct(dst); err != nil {
+		var ves validator.ValidationErrors
+		if errors.As(err, &ves) && len(ves) > 0 {
+			fe := ves[0]
+			field := fieldPath(fe.Namespace())
+			text, ok := ruleText[fe.Tag()]
+			if !ok {
+				text = "breaks rule " + fe.Tag()
+				if fe.Param() != "" {
+					text += "=" + fe.Param()
+				}
+			} else if strings.Contains(text, "%s") {
+				param := fe.Param()
+				if fe.Tag() == "oneof" {
+					param = strings.Join(strings.Fields(param), ", ")
+				}
+				text = fmt.Sprintf(text, param)
+			}
+			if v := fe.Value(); v != nil && !isZero(v) {
+				text += fmt.Sprintf(" (got %v)", v)
+			}
+			var ps *jsonschema.Schema
+			if schema != nil {
+				ps = schema.Properties[strings.Split(field, ".")[0]]
+			}
+			return InvalidArg(field, text, exampleFor(ps, field))
+		}
+		return InvalidArg("arguments", err.Error(), "")
+	}
+	return nil
+}
+
+func isZero(v any) bool {
+	rv := reflect.ValueOf(v)
+	return !rv.IsValid() || rv.IsZero()
+}
+
+// fieldPath turns validator's namespace into the argument's JSON path: it drops the args type
+// name and embedded struct names ("getStatesArgs.Page.limit" → "limit"). JSON names are
+// snake_case, so capitalised segments are Go type names.
+func fieldPath(ns string) string {
+	parts := strings.Split(ns, ".")
+	out := parts[:0]
+	for i, p := range parts {
+		if i == 0 || (p != "" && p[0] >= 'A' && p[0] <= 'Z') {
+			continue
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return ns
+	}
+	return strings.Join(out, ".")
+}
+
+func jsonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.String:
+		return "string"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return t.String()
+}
+
+func propertyNames(s *jsonschema.Schema) []string {
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// exampleFor gives a short example for a field from its schema: an enum value, the default, or a type hint.
+func exampleFor(s *jsonschema.Schema, field string) string {
+	if s == nil {
+		return ""
+	}
+	switch {
+	case len(s.Enum) > 0:
+		b, _ := json.Marshal(s.Enum[0])
+		return fmt.Sprintf(`{"%s": %s}`, field, b)
+	case len(s.Examples) > 0:
+		b, _ := json.Marshal(s.Examples[0])
+		return fmt.Sprintf(`{"%s": %s}`, field, b)
+	case s.Default != nil:
+		return fmt.Sprintf(`{"%s": %s}`, field, s.Default)
+	}
+	return ""
+}
+
+// enrichSchema copies what the validate, default and example tags say into the JSON Schema,
+// so the model sees the same rules the validator enforces.
+func enrichSchema(t reflect.Type, s *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || s == nil {
+		return
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			enrichSchema(f.Type, s)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		ps := s.Properties[name]
+		if ps == nil {
+			continue
+		}
+		applyTags(f, ps)
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		switch ft.Kind() {
+		case reflect.Struct:
+			enrichSchema(ft, ps)
+		case reflect.Slice:
+			if ps.Items != nil {
+				enrichSchema(ft.Elem(), ps.Items)
+			}
+		}
+	}
+}
+
+func applyTags(f reflect.StructField, ps *jsonschema.Schema) {
+	kind := f.Type.Kind()
+	if kind == reflect.Pointer {
+		kind = f.Type.Elem().Kind()
+	}
+	numeric := kind >= reflect.Int && kind <= reflect.Float64
+	for _, rule := range strings.Split(f.Tag.Get("validate"), ",") {
+		tag, param, _ := strings.Cut(rule, "=")
+		switch tag {
+		case "oneof":
+			if kind == reflect.String {
+				ps.Enum = nil
+				for _, v := range strings.Fields(param) {
+					ps.Enum = append(ps.Enum, v)
+				}
+			}
+		case "min", "gte", "max", "lte":
+			n, err := strconv.ParseFloat(param, 64)
+			if err != nil {
+				continue
+			}
+			lower := tag == "min" || tag == "gte"
+			switch {
+			case numeric && lower:
+				ps.Minimum = &n
+			case numeric:
+				ps.Maximum = &n
+			case kind == reflect.String && lower:
+				v := int(n)
+				ps.MinLength = &v
+			case kind == reflect.String:
+				v := int(n)
+				ps.MaxLength = &v
+			}
+		case "entity_id":
+			if kind == reflect.String {
+				ps.Pattern = entityIDRe.String()
+			}
+		}
+	}
+	if d, ok := f.Tag.Lookup("default"); ok {
+		ps.Default = literal(d, kind)
+	}
+	if ex, ok := f.Tag.Lookup("example"); ok {
+		var v any
+		if err := json.Unmarshal(literal(ex, kind), &v); err == nil {
+			ps.Examples = []any{v}
+		}
+	}
+}
+
+// literal renders a tag value as JSON for the field's kind.
+func literal(v string, kind reflect.Kind) json.RawMessage {
+	switch {
+	case kind == reflect.String:
+		b, _ := json.Marshal(v)
+		return b
+	case json.Valid([]byte(v)):
+		return json.RawMessage(v)
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// schemaFor infers the input schema of an args type and enriches it from its tags.
+func schemaFor[In any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	enrichSchema(reflect.TypeFor[In](), s)
+	return s, nil
+}

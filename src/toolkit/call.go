@@ -1,0 +1,131 @@
+package toolkit
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is what a handler may know about the request it serves: who, which session, and how to
+// talk back (progress, log messages, questions to the user). It carries nothing of HTTP.
+type Call struct {
+	Tool       string
+	Category   Category
+	SessionKey string
+	Client     string // client name and version from initialize, for the audit log
+
+	env  *Env
+	req  *mcp.CallToolRequest
+	code string
+}
+
+func newCall(env *Env, t *Tool, req *mcp.CallToolRequest) *Call {
+	c := &Call{Tool: t.def.Name, Category: t.category, env: env, req: req}
+	if env.SessionKey != nil {
+		c.SessionKey = env.SessionKey(req)
+	} else if req.Session != nil {
+		c.SessionKey = req.Session.ID()
+	}
+	if req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+			c.Client = p.ClientInfo.Name
+			if p.ClientInfo.Version != "" {
+				c.Client += "/" + p.ClientInfo.Version
+			}
+		}
+	}
+	return c
+}
+
+func (c *Call) authorize(ctx context.Context, summary string) error {
+	if c.env.Gate == nil {
+		return &Error{Code: "permission_denied", Message: fmt.Sprintf("the %s category is not available on this server", c.Category)}
+	}
+	return c.env.Gate.Authorize(ctx, c, summary, c.code)
+}
+
+// TokenInfo is the verified bearer token behind an HTTP request (nil for stdio).
+func (c *Call) TokenInfo() *auth.TokenInfo {
+	if c.req == nil || c.req.Extra == nil {
+		return nil
+	}
+	return c.req.Extra.TokenInfo
+}
+
+// Progress sends a progress notification when the client asked for them; it is a no-op otherwise.
+func (c *Call) Progress(ctx context.Context, progress, total float64, message string) {
+	if c.req == nil || c.req.Session == nil {
+		return
+	}
+	token := c.req.Params.GetProgressToken()
+	if token == nil {
+		return
+	}
+	_ = c.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: token, Progress: progress, Total: total, Message: message,
+	})
+}
+
+// Log sends a log message to the client, honouring the level it set with logging/setLevel.
+func (c *Call) Log(ctx context.Context, level mcp.LoggingLevel, data any) {
+	if c.req == nil || c.req.Session == nil {
+		return
+	}
+	_ = c.req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: c.Tool, Data: data})
+}
+
+// CanElicit reports whether the client can ask its user a question (MCP elicitation, form mode).
+func (c *Call) CanElicit() bool {
+	if c.req == nil || c.req.Session == nil {
+		return false
+	}
+	p := c.req.Session.InitializeParams()
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+}
+
+// Confirm asks the user a yes/no question through the client. It returns true only when the
+// user explicitly accepted and ticked the box; decline and cancel are false.
+func (c *Call) Confirm(ctx context.Context, message, checkbox string) (bool, error) {
+	if !c.CanElicit() {
+		return false, fmt.Errorf("the client cannot ask the user")
+	}
+	res, err := c.req.Session.Elicit(ctx, &mcp.ElicitParams{
+		Message: message,
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"allow": map[string]any{"type": "boolean", "title": checkbox, "default": false},
+			},
+			"required": []string{"allow"},
+		},
+	})
+	if err != nil {
+		return false, err
+	}
+	if res.Action != "accept" {
+		return false, nil
+	}
+	allow, _ := res.Content["allow"].(bool)
+	return allow, nil
+}
+
+// Session is the MCP session behind the call, for toolsets that push notifications to it
+// (event subscriptions). Nil for a sessionless request.
+func (c *Call) Session() *mcp.ServerSession {
+	if c.req == nil {
+		return nil
+	}
+	return c.req.Session
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

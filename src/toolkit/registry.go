@@ -1,0 +1,72 @@
+package toolkit
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Registry holds every tool hamcp knows. Toolsets, read-only mode and a disable list are
+// filters over it; nothing is registered conditionally elsewhere.
+type Registry struct {
+	tools  []*Tool
+	byName map[string]*Tool
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{byName: map[string]*Tool{}} }
+
+// Add registers tools; a duplicate name is a programming error.
+func (r *Registry) Add(tools ...*Tool) {
+	for _, t := range tools {
+		if _, dup := r.byName[t.Name()]; dup {
+			panic(fmt.Sprintf("toolkit: tool %s registered twice", t.Name()))
+		}
+		r.byName[t.Name()] = t
+		r.tools = append(r.tools, t)
+	}
+}
+
+// Get returns a tool by name.
+func (r *Registry) Get(name string) (*Tool, bool) {
+	t, ok := r.byName[name]
+	return t, ok
+}
+
+// Toolsets lists the toolset names present, sorted.
+func (r *Registry) Toolsets() []string {
+	var out []string
+	for _, t := range r.tools {
+		if !slices.Contains(out, t.toolset) {
+			out = append(out, t.toolset)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Filter selects tools.
+type Filter struct {
+	Toolsets []string // empty = all
+	ReadOnly bool     // keep only read-only tools
+	Disabled []string // tool names to leave out
+}
+
+// Select returns the tools that pass f, sorted by name so tools/list is deterministic.
+func (r *Registry) Select(f Filter) []*Tool {
+	var out []*Tool
+	for _, t := range r.tools {
+		if len(f.Toolsets) > 0 && !slices.Contains(f.Toolsets, t.toolset) {
+			continue
+		}
+		if f.ReadOnly && !t.readOnly {
+			continue
+		}
+		if slices.Contains(f.Disabled, t.Name()) {
+			continue
+		}
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
+	return out
+}

@@ -1,0 +1,208 @@
+// Package toolkit is the one way hamcp declares a tool: typed arguments with json, jsonschema and
+// validate tags, honest annotations, a toolset and an optional permission category. It runs every
+// call through the same steps: decode and validate, permission gate, handler, result shaping with a
+// size cap, audit. It knows no backend and no transport.
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Category is a permission category a tool belongs to. Tools without one need no grant.
+type Category string
+
+// The permission categories (design §5).
+const (
+	Filesystem Category = "filesystem"
+	Database   Category = "database"
+	Command    Category = "command"
+	HubAdmin   Category = "hub_admin"
+)
+
+// PermissionCodeArg is the argument privileged tools accept to carry the one-time code
+// the user read in Home Assistant and gave the assistant.
+const PermissionCodeArg = "permission_code"
+
+// Spec declares a tool. In is the args struct; Out is what the handler returns.
+type Spec[In, Out any] struct {
+	Name        string
+	Title       string
+	Toolset     string
+	Description string // written for the model: what, when, when not, paging, consequences
+	Category    Category
+
+	ReadOnly    bool // changes nothing anywhere
+	Destructive bool // may destroy or overwrite something (only meaningful when not ReadOnly)
+	Idempotent  bool // repeating the call has no further effect
+	OpenWorld   bool // reaches beyond the home's own systems (internet, third-party services)
+
+	Handler func(ctx context.Context, c *Call, in In) (Out, error)
+	// Summary returns a short, secret-free description of the args for the audit log.
+	// Defaults to the argument names.
+	Summary func(in In) string
+}
+
+// Tool is a declared tool, ready to be installed on a server.
+type Tool struct {
+	def      *mcp.Tool
+	schema   *jsonschema.Schema
+	toolset  string
+	category Category
+	readOnly bool
+	invoke   func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
+}
+
+// Define builds a Tool from its spec. It panics on a malformed declaration, which is a
+// programming error caught by every test that builds the registry.
+func Define[In, Out any](s Spec[In, Out]) *Tool {
+	if s.Name == "" || s.Description == "" || s.Toolset == "" || s.Handler == nil {
+		panic(fmt.Sprintf("toolkit: tool %q needs a name, toolset, description and handler", s.Name))
+	}
+	schema, err := schemaFor[In]()
+	if err != nil {
+		panic(fmt.Sprintf("toolkit: tool %s: input schema: %v", s.Name, err))
+	}
+	if s.Category != "" {
+		schema.Properties[PermissionCodeArg] = &jsonschema.Schema{
+			Type:        "string",
+			Description: "one-time code the user read in Home Assistant to grant this permission; only send a code the user gave you",
+		}
+	}
+	destructive := s.Destructive && !s.ReadOnly
+	openWorld := s.OpenWorld
+	def := &mcp.Tool{
+		Name:        s.Name,
+		Title:       s.Title,
+		Description: s.Description,
+		InputSchema: schema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           s.Title,
+			ReadOnlyHint:    s.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  s.Idempotent || s.ReadOnly,
+			OpenWorldHint:   &openWorld,
+		},
+	}
+	t := &Tool{def: def, schema: schema, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly}
+	t.invoke = func(ctx context.Context, c *Call, args map[string]any) (any, string, error) {
+		var in In
+		if err := decodeArgs(args, &in, schema); err != nil {
+			return nil, "", err
+		}
+		summary := argNames(args)
+		if s.Summary != nil {
+			summary = s.Summary(in)
+		}
+		if t.category != "" {
+			if err := c.authorize(ctx, summary); err != nil {
+				return nil, summary, err
+			}
+		}
+		out, err := s.Handler(ctx, c, in)
+		return out, summary, err
+	}
+	return t
+}
+
+// Name is the tool's name.
+func (t *Tool) Name() string { return t.def.Name }
+
+// Toolset is the toolset the tool belongs to.
+func (t *Tool) Toolset() string { return t.toolset }
+
+// Category is the tool's permission category ("" for none).
+func (t *Tool) Category() Category { return t.category }
+
+// ReadOnly reports whether the tool changes nothing.
+func (t *Tool) ReadOnly() bool { return t.readOnly }
+
+// Definition is the MCP tool definition (name, description, input schema, annotations).
+func (t *Tool) Definition() *mcp.Tool { return t.def }
+
+// Install adds the tool to an MCP server; every call goes through env.
+func (t *Tool) Install(s *mcp.Server, env *Env) {
+	s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return env.run(ctx, t, req), nil
+	})
+}
+
+// Env is what every call needs from the server around it.
+type Env struct {
+	Gate   Gate
+	Logger *slog.Logger
+	// MaxResponseBytes caps a single result; larger results become an error that says how to narrow the call.
+	MaxResponseBytes int
+	// SessionKey names the grant scope of a request: the MCP session id, or for sessionless HTTP the token's grant key.
+	SessionKey func(req *mcp.CallToolRequest) string
+}
+
+// DefaultMaxResponseBytes keeps one result well inside a model's working context.
+const DefaultMaxResponseBytes = 100 << 10
+
+// Gate decides whether a privileged call may run and records what happened.
+type Gate interface {
+	// Authorize returns nil when the call's category is granted for its session, or an error
+	// (a *Error with code permission_required or permission_denied) that the model can act on.
+	Authorize(ctx context.Context, c *Call, argsSummary, code string) error
+	// Record writes an audit entry for a privileged call.
+	Record(ctx context.Context, c *Call, argsSummary, outcome string, took time.Duration, detail string)
+}
+
+func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	start := time.Now()
+	c := newCall(env, t, req)
+	args, err := rawArgs(req)
+	var out any
+	var summary string
+	if err == nil {
+		if t.category != "" {
+			if code, ok := args[PermissionCodeArg].(string); ok {
+				c.code = code
+			}
+			delete(args, PermissionCodeArg)
+		}
+		out, summary, err = t.invoke(ctx, c, args)
+	}
+	res, terr := env.shape(t, out, err)
+	outcome := "ok"
+	if terr != nil {
+		outcome = terr.Code
+	}
+	took := time.Since(start)
+	if t.category != "" && env.Gate != nil && summary != "" {
+		detail := ""
+		if terr != nil {
+			detail = terr.Error()
+		}
+		env.Gate.Record(context.WithoutCancel(ctx), c, summary, outcome, took, detail)
+	}
+	if env.Logger != nil {
+		env.Logger.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", t.def.Name),
+			slog.String("session", c.SessionKey), slog.String("outcome", outcome), slog.Duration("took", took))
+	}
+	return res
+}
+
+func rawArgs(req *mcp.CallToolRequest) (map[string]any, error) {
+	args := map[string]any{}
+	raw := req.Params.Arguments
+	if len(raw) == 0 || string(raw) == "null" {
+		return args, nil
+	}
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return nil, InvalidArg("arguments", "must be a JSON object", `{"limit": 10}`)
+	}
+	return args, nil
+}
+
+func argNames(args map[string]any) string {
+	b, _ := json.Marshal(keys(args))
+	return string(b)
+}
