@@ -21,6 +21,9 @@ type Config struct {
 	SupervisorToken string `opt:"supervisor_token" env:"SUPERVISOR_TOKEN" secret:"true" help:"Supervisor token, set by the Supervisor inside the add-on"`
 	HAAuthURL       string `opt:"ha_auth_url" help:"HA URL used to validate users' long-lived tokens (default: ha_url, or http://homeassistant:8123 in the add-on)"`
 
+	HAExternalURL      string   `opt:"ha_external_url" help:"Home Assistant URL users' browsers reach for the OAuth login (default: HA's own external_url)"`
+	OAuthRedirectHosts []string `opt:"oauth_redirect_hosts" help:"hosts OAuth clients may redirect to (default: claude.ai, claude.com and loopback)"`
+
 	DataDir  string `opt:"data_dir" default:"/data" help:"directory for hamcp's own state (store, SSH host key)"`
 	LogLevel string `opt:"log_level" default:"info" validate:"oneof=debug info warning error" help:"log level"`
 

@@ -21,7 +21,7 @@ func (c *Config) Validate() error {
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return &Error{Option: "listen", Source: "configuration", Value: c.Listen, Reason: "must be host:port, e.g. :8099 or 127.0.0.1:8099"}
 	}
-	for _, u := range []struct{ name, val string }{{"external_url", c.ExternalURL}, {"ha_url", c.HAURL}, {"ha_auth_url", c.HAAuthURL}, {"supervisor_url", c.SupervisorURL}} {
+	for _, u := range []struct{ name, val string }{{"external_url", c.ExternalURL}, {"ha_url", c.HAURL}, {"ha_auth_url", c.HAAuthURL}, {"supervisor_url", c.SupervisorURL}, {"ha_external_url", c.HAExternalURL}} {
 		if u.val == "" {
 			continue
 		}

@@ -1,0 +1,46 @@
+// Package hatools is the Home Assistant toolset: one file per group of tools, each tool's
+// declaration next to its handler. Tools call the homeassistant client and nothing else.
+package hatools
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+// Toolset names.
+const (
+	SetStates = "states"
+)
+
+// Deps are what the Home Assistant tools need.
+type Deps struct {
+	HA *homeassistant.Client
+}
+
+// Tools returns every Home Assistant tool.
+func Tools(d Deps) []*toolkit.Tool {
+	var out []*toolkit.Tool
+	out = append(out, stateTools(d)...)
+	out = append(out, historyTools(d)...)
+	return out
+}
+
+// haError turns a client error into one the model can act on. changed says whether the failed
+// call may already have taken effect.
+func haError(err error, changed bool, next string) error {
+	var api *homeassistant.APIError
+	switch {
+	case errors.Is(err, homeassistant.ErrUnavailable):
+		return toolkit.Unavailable("Home Assistant", err, "check that Home Assistant is running, then try again; /mcp/health shows the connection")
+	case errors.Is(err, homeassistant.ErrUnauthorized):
+		return &toolkit.Error{Code: "backend_unauthorized", Message: "Home Assistant refused hamcp's access token", Hint: "the hamcp administrator must fix the token in the add-on options (HA_TOKEN)", Changed: &changed}
+	case errors.As(err, &api) && api.Status == http.StatusNotFound:
+		return toolkit.NotFound("Home Assistant has no such object: "+api.Message, next)
+	case errors.As(err, &api):
+		return toolkit.Backend("Home Assistant", err, changed, next)
+	}
+	return toolkit.Backend("Home Assistant", err, changed, next)
+}

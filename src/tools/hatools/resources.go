@@ -1,0 +1,140 @@
+package hatools
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
+)
+
+// Resource URIs.
+const (
+	entitiesURI       = "hass://entities"
+	entityURIPrefix   = "hass://entities/"
+	entityURITemplate = "hass://entities/{entity_id}"
+)
+
+// Resources exposes entities as MCP resources and keeps subscribers told of state changes.
+// It returns an extension for the server builder; install it on every server variant.
+func Resources(d Deps) func(s *mcp.Server, readOnly bool) {
+	var mu sync.Mutex
+	var servers []*mcp.Server
+	// One mirror listener fans out to every server variant; the SDK only notifies sessions
+	// that subscribed to the URI.
+	if m := d.HA.Mirror(); m != nil {
+		m.OnStateChanged(func(old, new *homeassistant.State) {
+			id := ""
+			switch {
+			case new != nil:
+				id = new.EntityID
+			case old != nil:
+				id = old.EntityID
+			}
+			mu.Lock()
+			list := append([]*mcp.Server(nil), servers...)
+			mu.Unlock()
+			for _, s := range list {
+				ctx := context.Background()
+				_ = s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: entityURIPrefix + id})
+				_ = s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: entitiesURI})
+			}
+		})
+	}
+	return func(s *mcp.Server, _ bool) {
+		mu.Lock()
+		servers = append(servers, s)
+		mu.Unlock()
+		s.AddResource(&mcp.Resource{
+			URI: entitiesURI, Name: "entities", Title: "All entities",
+			Description: "Every entity's id, state and name (compact JSON). Subscribe to be told when any state changes.",
+			MIMEType:    "application/json",
+		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			all, err := states(ctx, d.HA)
+			if err != nil {
+				return nil, err
+			}
+			sort.Slice(all, func(i, j int) bool { return all[i].EntityID < all[j].EntityID })
+			type row struct {
+				ID    string `json:"entity_id"`
+				State string `json:"state"`
+				Name  string `json:"name,omitempty"`
+			}
+			rows := make([]row, 0, len(all))
+			for _, st := range all {
+				rows = append(rows, row{st.EntityID, st.State, st.FriendlyName()})
+			}
+			return jsonResource(req.Params.URI, rows)
+		})
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			URITemplate: entityURITemplate, Name: "entity", Title: "One entity",
+			Description: "One entity's full state and attributes. Subscribe to be told when it changes.",
+			MIMEType:    "application/json",
+		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			id := strings.TrimPrefix(req.Params.URI, entityURIPrefix)
+			if m := d.HA.Mirror(); m != nil && m.Ready() {
+				st, ok := m.Get(id)
+				if !ok {
+					return nil, mcp.ResourceNotFoundError(req.Params.URI)
+				}
+				return jsonResource(req.Params.URI, compact(st, true))
+			}
+			st, err := d.HA.State(ctx, id)
+			if err != nil {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			return jsonResource(req.Params.URI, compact(st, true))
+		})
+	}
+}
+
+func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// Complete answers completion/complete for entity ids (prompt arguments named entity_id and the
+// entity resource template) and domains.
+func Complete(d Deps) func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		arg := req.Params.Argument
+		var values []string
+		switch arg.Name {
+		case "entity_id":
+			all, err := states(ctx, d.HA)
+			if err == nil {
+				prefix := strings.ToLower(arg.Value)
+				for _, st := range all {
+					if strings.HasPrefix(st.EntityID, prefix) || (prefix != "" && strings.Contains(strings.ToLower(st.FriendlyName()), prefix)) {
+						values = append(values, st.EntityID)
+					}
+				}
+			}
+		case "domain":
+			all, err := states(ctx, d.HA)
+			if err == nil {
+				seen := map[string]bool{}
+				for _, st := range all {
+					dom := st.Domain()
+					if !seen[dom] && strings.HasPrefix(dom, arg.Value) {
+						seen[dom] = true
+						values = append(values, dom)
+					}
+				}
+			}
+		}
+		sort.Strings(values)
+		total := len(values)
+		if len(values) > 100 {
+			values = values[:100]
+		}
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: total, HasMore: total > len(values)}}, nil
+	}
+}

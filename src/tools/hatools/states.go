@@ -1,0 +1,254 @@
+package hatools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+// Entity is the compact view of a state: what a model needs to pick an entity and read it.
+type Entity struct {
+	EntityID    string         `json:"entity_id"`
+	State       string         `json:"state"`
+	Name        string         `json:"name,omitempty"`
+	Unit        string         `json:"unit,omitempty"`
+	DeviceClass string         `json:"device_class,omitempty"`
+	LastChanged string         `json:"last_changed,omitempty"`
+	LastUpdated string         `json:"last_updated,omitempty"`
+	Attributes  map[string]any `json:"attributes,omitempty"`
+}
+
+// entityFields are the names accepted by the fields argument.
+var entityFields = []string{"entity_id", "state", "name", "unit", "device_class", "last_changed", "last_updated", "attributes"}
+
+func compact(s homeassistant.State, full bool) Entity {
+	e := Entity{EntityID: s.EntityID, State: s.State, LastChanged: isoUTC(s.LastChanged)}
+	if n, ok := s.Attributes["friendly_name"].(string); ok {
+		e.Name = n
+	}
+	if u, ok := s.Attributes["unit_of_measurement"].(string); ok {
+		e.Unit = u
+	}
+	if dc, ok := s.Attributes["device_class"].(string); ok {
+		e.DeviceClass = dc
+	}
+	if full {
+		e.LastUpdated = isoUTC(s.LastUpdated)
+		e.Attributes = s.Attributes
+	}
+	return e
+}
+
+func isoUTC(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// project keeps only the requested fields of an entity.
+func project(e Entity, fields []string) map[string]any {
+	all := map[string]any{
+		"entity_id": e.EntityID, "state": e.State, "name": e.Name, "unit": e.Unit,
+		"device_class": e.DeviceClass, "last_changed": e.LastChanged, "last_updated": e.LastUpdated, "attributes": e.Attributes,
+	}
+	out := make(map[string]any, len(fields)+1)
+	out["entity_id"] = e.EntityID
+	for _, f := range fields {
+		if v := all[f]; v != nil && v != "" {
+			out[f] = v
+		}
+	}
+	return out
+}
+
+// states reads all states from the mirror when it is live, and from HA otherwise.
+func states(ctx context.Context, ha *homeassistant.Client) ([]homeassistant.State, error) {
+	if m := ha.Mirror(); m != nil && m.Ready() {
+		return m.All(), nil
+	}
+	return ha.States(ctx)
+}
+
+type getStatesArgs struct {
+	Domain      string   `json:"domain,omitempty" jsonschema:"only entities of this domain, e.g. light, sensor, climate" validate:"omitempty,domain"`
+	State       string   `json:"state,omitempty" jsonschema:"only entities whose state equals this, e.g. on, unavailable"`
+	DeviceClass string   `json:"device_class,omitempty" jsonschema:"only entities with this device_class, e.g. temperature, motion, door"`
+	Search      string   `json:"search,omitempty" jsonschema:"case-insensitive text matched against entity id and friendly name"`
+	EntityIDs   []string `json:"entity_ids,omitempty" jsonschema:"only these entities" validate:"omitempty,max=200,dive,entity_id"`
+	Fields      []string `json:"fields,omitempty" jsonschema:"fields to return per entity: entity_id, state, name, unit, device_class, last_changed, last_updated, attributes" validate:"omitempty,dive,oneof=entity_id state name unit device_class last_changed last_updated attributes"`
+	Detail      string   `json:"detail,omitempty" jsonschema:"summary (default) or full (all attributes; large)" validate:"omitempty,oneof=summary full"`
+	toolkit.Page
+}
+
+type getEntityArgs struct {
+	EntityID string `json:"entity_id" jsonschema:"the entity, e.g. light.kitchen" validate:"required,entity_id" example:"light.kitchen"`
+}
+
+// sensitiveServices change something a user would want to be asked about first.
+var sensitiveServices = map[string]string{
+	"homeassistant.restart":               "restart Home Assistant",
+	"homeassistant.stop":                  "stop Home Assistant",
+	"homeassistant.set_location":          "change the home's location",
+	"lock.unlock":                         "unlock a lock",
+	"lock.open":                           "open a lock",
+	"alarm_control_panel.alarm_disarm":    "disarm the alarm",
+	"alarm_control_panel.alarm_trigger":   "trigger the alarm",
+	"recorder.purge":                      "delete recorded history",
+	"recorder.purge_entities":             "delete recorded history",
+	"hassio.host_reboot":                  "reboot the host",
+	"hassio.host_shutdown":                "shut the host down",
+	"valve.open_valve":                    "open a valve",
+	"siren.turn_on":                       "sound a siren",
+	"system_log.clear":                    "clear the system log",
+	"persistent_notification.dismiss_all": "dismiss all notifications",
+}
+
+type callServiceArgs struct {
+	Domain         string         `json:"domain" jsonschema:"service domain, e.g. light" validate:"required,domain" example:"light"`
+	Service        string         `json:"service" jsonschema:"service name, e.g. turn_on" validate:"required,domain" example:"turn_on"`
+	EntityID       []string       `json:"entity_id,omitempty" jsonschema:"target entities" validate:"omitempty,max=100,dive,entity_id"`
+	AreaID         []string       `json:"area_id,omitempty" jsonschema:"target every entity in these areas"`
+	DeviceID       []string       `json:"device_id,omitempty" jsonschema:"target these devices"`
+	LabelID        []string       `json:"label_id,omitempty" jsonschema:"target entities with these labels"`
+	Data           map[string]any `json:"data,omitempty" jsonschema:"service data, e.g. {\"brightness_pct\": 50}"`
+	ReturnResponse bool           `json:"return_response,omitempty" jsonschema:"ask for the service's response data (only for services that return data, e.g. calendar.get_events, weather.get_forecasts)"`
+	Confirm        bool           `json:"confirm,omitempty" jsonschema:"required for sensitive services (unlock, disarm, restart, purge): ask the user first"`
+}
+
+type callServiceResult struct {
+	Changed  []Entity `json:"changed"`
+	Response any      `json:"response,omitempty"`
+	Note     string   `json:"note,omitempty"`
+}
+
+func stateTools(d Deps) []*toolkit.Tool {
+	getStates := toolkit.Define(toolkit.Spec[getStatesArgs, toolkit.List[any]]{
+		Name: "ha_get_states", Toolset: SetStates, Title: "List entity states",
+		Description: "List Home Assistant entities with their current state, compact by default (entity_id, state, name, unit). " +
+			"Filter with domain, state, device_class, search or entity_ids rather than paging through everything; " +
+			"use fields or detail=full only when you need attributes. Paged: limit (default 100, max 1000), offset, next_offset. " +
+			"For one entity's attributes use ha_get_entity_details; for the past use ha_get_history.",
+		ReadOnly: true,
+		Handler: func(ctx context.Context, c *toolkit.Call, a getStatesArgs) (toolkit.List[any], error) {
+			all, err := states(ctx, d.HA)
+			if err != nil {
+				return toolkit.List[any]{}, haError(err, false, "")
+			}
+			search := strings.ToLower(a.Search)
+			var picked []homeassistant.State
+			for _, s := range all {
+				if a.Domain != "" && s.Domain() != a.Domain {
+					continue
+				}
+				if a.State != "" && !strings.EqualFold(s.State, a.State) {
+					continue
+				}
+				if a.DeviceClass != "" && s.Attributes["device_class"] != a.DeviceClass {
+					continue
+				}
+				if len(a.EntityIDs) > 0 && !slices.Contains(a.EntityIDs, s.EntityID) {
+					continue
+				}
+				if search != "" && !strings.Contains(strings.ToLower(s.EntityID), search) && !strings.Contains(strings.ToLower(s.FriendlyName()), search) {
+					continue
+				}
+				picked = append(picked, s)
+			}
+			sort.Slice(picked, func(i, j int) bool { return picked[i].EntityID < picked[j].EntityID })
+			page := toolkit.Paginate(picked, a.Page)
+			items := make([]any, len(page.Items))
+			for i, s := range page.Items {
+				e := compact(s, a.Detail == "full" || slices.Contains(a.Fields, "attributes"))
+				if len(a.Fields) > 0 {
+					items[i] = project(e, a.Fields)
+				} else {
+					items[i] = e
+				}
+			}
+			return toolkit.List[any]{Total: page.Total, Count: page.Count, Offset: page.Offset, NextOffset: page.NextOffset, Items: items}, nil
+		},
+	})
+
+	getEntity := toolkit.Define(toolkit.Spec[getEntityArgs, Entity]{
+		Name: "ha_get_entity_details", Toolset: SetStates, Title: "Get one entity",
+		Description: "Get one entity's full current state: state, every attribute (supported features, options, units), last_changed and last_updated. " +
+			"Use it before controlling an entity to learn what it supports. Do not call it in a loop over many entities: use ha_get_states with filters instead.",
+		ReadOnly: true,
+		Handler: func(ctx context.Context, c *toolkit.Call, a getEntityArgs) (Entity, error) {
+			if m := d.HA.Mirror(); m != nil && m.Ready() {
+				if s, ok := m.Get(a.EntityID); ok {
+					return compact(s, true), nil
+				}
+				return Entity{}, toolkit.NotFound("no entity "+a.EntityID, "find entity ids with ha_get_states (search, domain)")
+			}
+			s, err := d.HA.State(ctx, a.EntityID)
+			if err != nil {
+				return Entity{}, haError(err, false, "find entity ids with ha_get_states (search, domain)")
+			}
+			return compact(s, true), nil
+		},
+	})
+
+	callService := toolkit.Define(toolkit.Spec[callServiceArgs, callServiceResult]{
+		Name: "ha_call_service", Toolset: SetStates, Title: "Call a service",
+		Description: "Call a Home Assistant service (an action) to control devices: light.turn_on, climate.set_temperature, cover.open_cover, media_player.volume_set, script.turn_on, scene.turn_on… " +
+			"Target with entity_id (preferred), area_id, device_id or label_id; put other parameters in data. Returns the states that changed. " +
+			"Check the entity with ha_get_entity_details first when unsure what it supports. Sensitive services (unlock, disarm, restart, purge) need confirm=true: ask the user first. " +
+			"Do not use it to read state (use ha_get_states).",
+		Destructive: true,
+		Summary: func(a callServiceArgs) string {
+			return fmt.Sprintf("%s.%s %v", a.Domain, a.Service, a.EntityID)
+		},
+		Handler: func(ctx context.Context, c *toolkit.Call, a callServiceArgs) (callServiceResult, error) {
+			name := a.Domain + "." + a.Service
+			action, sensitive := sensitiveServices[name]
+			if a.Domain == "cover" && (a.Service == "open_cover" || a.Service == "toggle") && anyContains(a.EntityID, "garage") {
+				action, sensitive = "open the garage door", true
+			}
+			if sensitive && !a.Confirm {
+				return callServiceResult{}, toolkit.Confirmation(action + " (" + name + ")")
+			}
+			data := map[string]any{}
+			for k, v := range a.Data {
+				data[k] = v
+			}
+			for key, ids := range map[string][]string{"entity_id": a.EntityID, "area_id": a.AreaID, "device_id": a.DeviceID, "label_id": a.LabelID} {
+				if len(ids) > 0 {
+					data[key] = ids
+				}
+			}
+			changed, resp, err := d.HA.CallService(ctx, a.Domain, a.Service, data, a.ReturnResponse)
+			if err != nil {
+				return callServiceResult{}, haError(err, false, "check the service name with the entity's domain and the data it accepts; ha_get_entity_details shows supported features")
+			}
+			out := callServiceResult{Changed: make([]Entity, 0, len(changed))}
+			for _, s := range changed {
+				out.Changed = append(out.Changed, compact(s, false))
+			}
+			if len(resp) > 0 {
+				out.Response = resp
+			}
+			if len(changed) == 0 && !a.ReturnResponse {
+				out.Note = "the call succeeded but no state changed (the target may already be in that state, or the device reports later)"
+			}
+			return out, nil
+		},
+	})
+	return []*toolkit.Tool{getStates, getEntity, callService}
+}
+
+func anyContains(ids []string, sub string) bool {
+	for _, id := range ids {
+		if strings.Contains(id, sub) {
+			return true
+		}
+	}
+	return false
+}
