@@ -17,6 +17,8 @@ var (
 	ErrNotMine = errors.New("token not handled by this verifier")
 	// ErrInvalidToken means the token was recognised and is not valid (unknown, expired, revoked).
 	ErrInvalidToken = errors.New("invalid access token")
+	// ErrForbidden means the token is valid but its owner may not use hamcp (answered with 403).
+	ErrForbidden = errors.New("this Home Assistant user may not use hamcp")
 	// ErrUnavailable means the token could not be checked right now (e.g. Home Assistant is down).
 	ErrUnavailable = errors.New("token cannot be verified right now")
 )

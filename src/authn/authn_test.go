@@ -31,18 +31,21 @@ func haAPI(t *testing.T, good string) (*httptest.Server, *atomic.Int32) {
 }
 
 func checkVia(url string) TokenCheck {
-	return func(ctx context.Context, token string) error {
+	return func(ctx context.Context, token string) (string, error) {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url+"/api/", nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return err
+			return "", err
 		}
 		resp.Body.Close()
 		if resp.StatusCode == http.StatusUnauthorized {
-			return ErrRejected
+			return "", ErrRejected
 		}
-		return nil
+		if token == "good-user" {
+			return "", ErrForbidden
+		}
+		return "u1", nil
 	}
 }
 
@@ -70,7 +73,7 @@ func TestHATokenCaching(t *testing.T) {
 		if !errors.Is(err, s.wantErr) {
 			t.Fatalf("step %d: err %v, want %v", i, err, s.wantErr)
 		}
-		if err == nil && (info.UserID == "" || info.UserID == s.token || info.Extra["grant_key"] == nil) {
+		if err == nil && (info.UserID != "ha-user:u1" || info.Extra["grant_key"] == nil) {
 			t.Fatalf("step %d: token info %+v", i, info)
 		}
 		if got := calls.Load(); got != s.wantCalls {

@@ -12,9 +12,10 @@ import (
 // ErrRejected is what a TokenCheck returns when Home Assistant says the token is not valid.
 var ErrRejected = errors.New("rejected by Home Assistant")
 
-// TokenCheck asks Home Assistant whether a token is valid (GET /api/ with that token).
-// It returns nil, an error wrapping ErrRejected for a 401, or another error when HA cannot answer.
-type TokenCheck func(ctx context.Context, token string) error
+// TokenCheck asks Home Assistant who owns a token. It returns the HA user id, an error wrapping
+// ErrRejected when HA refuses the token, ErrForbidden when the user may not use hamcp (not an
+// administrator), or another error when HA cannot answer.
+type TokenCheck func(ctx context.Context, token string) (userID string, err error)
 
 // HAToken verifies Home Assistant long-lived (or short-lived) access tokens against HA itself,
 // remembering answers briefly so every MCP request does not cost a round trip to HA.
@@ -29,7 +30,8 @@ type HAToken struct {
 }
 
 type cached struct {
-	ok      bool
+	err     error // nil: valid
+	user    string
 	expires time.Time
 }
 
@@ -40,10 +42,12 @@ func (h *HAToken) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 		now = h.Now
 	}
 	fp := Fingerprint(token)
-	info := &auth.TokenInfo{
-		UserID: "ha-token:" + fp,
-		Scopes: []string{ScopeFull},
-		Extra:  map[string]any{"kind": "ha_token", "grant_key": "ha-token:" + fp},
+	info := func(user string) *auth.TokenInfo {
+		return &auth.TokenInfo{
+			UserID: "ha-user:" + user,
+			Scopes: []string{ScopeFull},
+			Extra:  map[string]any{"kind": "ha_token", "grant_key": "ha-token:" + fp},
+		}
 	}
 	h.mu.Lock()
 	if h.cache == nil {
@@ -53,28 +57,31 @@ func (h *HAToken) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 	h.mu.Unlock()
 	t := now()
 	if hit && t.Before(c.expires) {
-		if c.ok {
-			return info, nil
+		if c.err != nil {
+			return nil, c.err
 		}
-		return nil, ErrInvalidToken
+		return info(c.user), nil
 	}
-	err := h.Check(ctx, token)
+	user, err := h.Check(ctx, token)
 	switch {
 	case err == nil:
-		h.remember(fp, true, t.Add(orDefault(h.TTL, time.Minute)), t)
-		return info, nil
+		h.remember(fp, cached{user: user, expires: t.Add(orDefault(h.TTL, time.Minute))}, t)
+		return info(user), nil
 	case errors.Is(err, ErrRejected):
-		h.remember(fp, false, t.Add(orDefault(h.NegTTL, 10*time.Second)), t)
+		h.remember(fp, cached{err: ErrInvalidToken, expires: t.Add(orDefault(h.NegTTL, 10*time.Second))}, t)
 		return nil, ErrInvalidToken
+	case errors.Is(err, ErrForbidden):
+		h.remember(fp, cached{err: err, expires: t.Add(orDefault(h.NegTTL, 10*time.Second))}, t)
+		return nil, err
 	default:
 		return nil, errors.Join(ErrUnavailable, err)
 	}
 }
 
-func (h *HAToken) remember(fp string, ok bool, until, now time.Time) {
+func (h *HAToken) remember(fp string, c cached, now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.cache[fp] = cached{ok: ok, expires: until}
+	h.cache[fp] = c
 	if now.Sub(h.lastTidy) > time.Minute {
 		for k, v := range h.cache {
 			if now.After(v.expires) {

@@ -49,6 +49,8 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		case errors.Is(err, authn.ErrUnavailable):
 			c.Response().Header().Set("Retry-After", "5")
 			return c.JSON(http.StatusServiceUnavailable, map[string]any{"error": "the token cannot be checked right now because Home Assistant is not reachable; try again shortly"})
+		case errors.Is(err, authn.ErrForbidden):
+			return c.JSON(http.StatusForbidden, map[string]any{"error": err.Error()})
 		case err != nil:
 			return s.challenge(c, "invalid_token", "the access token is invalid, expired or revoked")
 		}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -17,14 +19,28 @@ const (
 
 // Deps are what the Home Assistant tools need.
 type Deps struct {
-	HA *homeassistant.Client
+	HA         *homeassistant.Client
+	Supervisor *supervisor.Client // nil outside the add-on
+	Files      *fsguard.FS        // the configuration-file tools share the filesystem tools' confinement
+}
+
+// groups are the tool groups of this toolset, one per file; each file registers its own in init
+// so groups can be added without touching a shared list.
+var groups []func(Deps) []*toolkit.Tool
+
+func registerGroup(g func(Deps) []*toolkit.Tool) { groups = append(groups, g) }
+
+func init() {
+	registerGroup(stateTools)
+	registerGroup(historyTools)
 }
 
 // Tools returns every Home Assistant tool.
 func Tools(d Deps) []*toolkit.Tool {
 	var out []*toolkit.Tool
-	out = append(out, stateTools(d)...)
-	out = append(out, historyTools(d)...)
+	for _, g := range groups {
+		out = append(out, g(d)...)
+	}
 	return out
 }
 

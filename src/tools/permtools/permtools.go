@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -27,7 +29,20 @@ type Gate struct {
 
 var _ toolkit.Gate = Gate{}
 
-// Owners maps session keys to the user (token identity) that made requests in them.
+// Identity names the credential behind a request: the token's grant key (one per token or OAuth
+// grant), else its user. Two tokens of the same Home Assistant user are different identities,
+// so the user can approve from the panel or another token what their assistant's token asked.
+func Identity(ti *auth.TokenInfo) string {
+	if ti == nil {
+		return ""
+	}
+	if gk, ok := ti.Extra["grant_key"].(string); ok && gk != "" {
+		return gk
+	}
+	return ti.UserID
+}
+
+// Owners maps session keys to the identity that made requests in them.
 type Owners struct {
 	mu sync.Mutex
 	m  map[string]string
@@ -60,8 +75,8 @@ func (o *Owners) Forget(sessionKey string) {
 // Authorize asks the manager, passing an elicitation function when the client can ask its user.
 func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary, code string) error {
 	if g.Owners != nil {
-		if ti := c.TokenInfo(); ti != nil && ti.UserID != "" {
-			g.Owners.Set(c.SessionKey, ti.UserID)
+		if id := Identity(c.TokenInfo()); id != "" {
+			g.Owners.Set(c.SessionKey, id)
 		}
 	}
 	req := permission.Request{

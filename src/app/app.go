@@ -1,0 +1,292 @@
+// Package app wires hamcp together from a Config: backend clients, the tool registry, the MCP
+// server and its transports. The hamcp command only parses flags and calls it.
+package app
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/authn"
+	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/fsguard"
+	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/httpserver"
+	"github.com/hamcp/hamcp/src/mcpserver"
+	"github.com/hamcp/hamcp/src/permission"
+	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/supervisor"
+	"github.com/hamcp/hamcp/src/toolkit"
+	"github.com/hamcp/hamcp/src/tools/fstools"
+	"github.com/hamcp/hamcp/src/tools/hatools"
+	"github.com/hamcp/hamcp/src/tools/permtools"
+	"github.com/hamcp/hamcp/src/tools/systools"
+)
+
+// Version is set at build time (-ldflags "-X github.com/hamcp/hamcp/src/app.Version=…").
+var Version = "0.1.0-dev"
+
+// App is a wired hamcp.
+type App struct {
+	Config      *config.Config
+	Logger      *slog.Logger
+	HA          *homeassistant.Client
+	Store       *store.Store
+	Permissions *permission.Manager
+	Owners      *permtools.Owners
+	Files       *fsguard.FS
+	Supervisor  *supervisor.Client // nil outside the add-on
+	Registry    *toolkit.Registry
+	Builder     *mcpserver.Builder
+
+	cancel  context.CancelFunc
+	closers []func() error
+}
+
+// Options are what the caller decides beyond the Config.
+type Options struct {
+	Logger *slog.Logger
+	NoAuth bool // demo only, loopback only (checked by the caller and again in HTTPServer)
+}
+
+// New builds every part and starts the background connections (HA WebSocket).
+func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	base := cfg.HABaseURL()
+	if base == "" {
+		return nil, &config.Error{Option: "ha_url", Source: "configuration", Reason: "is required outside the add-on: set HA_URL (e.g. http://homeassistant.local:8123) and HA_TOKEN, or run `hamcp demo`"}
+	}
+	if cfg.HAAPIToken() == "" {
+		return nil, &config.Error{Option: "ha_token", Source: "configuration", Reason: "is required outside the add-on: create a long-lived access token in your Home Assistant profile and set HA_TOKEN"}
+	}
+	ha, err := homeassistant.New(homeassistant.Config{BaseURL: base, Token: cfg.HAAPIToken(), Logger: logger.With("backend", "home_assistant")})
+	if err != nil {
+		return nil, &config.Error{Option: "ha_url", Source: "configuration", Value: base, Reason: err.Error()}
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ha.Start(runCtx)
+	a := &App{Config: cfg, Logger: logger, HA: ha, cancel: cancel}
+	a.closers = append(a.closers, ha.Close)
+
+	st, pm, err := openPermissions(cfg, ha, a)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Store, a.Permissions, a.Owners = st, pm, &permtools.Owners{}
+	// The manager flushes its audit queue into the store, so it closes first (closers run in reverse).
+	a.closers = append(a.closers, st.Close, pm.Close)
+
+	files, err := openFiles(cfg)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.Files = files
+	a.closers = append(a.closers, files.Close)
+
+	if cfg.SupervisorToken != "" {
+		sup, err := supervisor.New(supervisor.Config{BaseURL: cfg.SupervisorURL, Token: cfg.SupervisorToken, Logger: logger.With("backend", "supervisor")})
+		if err != nil {
+			a.Close()
+			return nil, &config.Error{Option: "supervisor_url", Source: "configuration", Value: cfg.SupervisorURL, Reason: err.Error()}
+		}
+		a.Supervisor = sup
+	}
+
+	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files}
+	a.Registry = toolkit.NewRegistry()
+	a.Registry.Add(hatools.Tools(deps)...)
+	a.Registry.Add(permtools.Tools(pm, st)...)
+	a.Registry.Add(fstools.Tools(files)...)
+	a.Registry.Add(systools.Tools(systools.Deps{Files: files, HA: ha, Supervisor: a.Supervisor})...)
+
+	a.Builder = mcpserver.New(mcpserver.Options{
+		Name:     "hamcp",
+		Version:  Version,
+		Registry: a.Registry,
+		Filter:   toolkit.Filter{Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Disabled: cfg.DisabledTools},
+		Env:      &toolkit.Env{MaxResponseBytes: cfg.MaxResponseKB << 10, Logger: logger, Gate: permtools.Gate{M: pm, Owners: a.Owners}},
+		SessionEnded: func(key string) {
+			pm.EndSession(key)
+			a.Owners.Forget(key)
+		},
+		// The SDK logs every resource notification at info; only its warnings are worth keeping.
+		Logger:      slog.New(levelFloor{logger.Handler(), slog.LevelWarn}),
+		Extensions:  []mcpserver.Extension{hatools.Resources(deps), hatools.Prompts},
+		Completion:  hatools.Complete(deps),
+		Subscribe:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		Unsubscribe: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	if err := a.checkToolsets(); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) checkToolsets() error {
+	known := a.Registry.Toolsets()
+	for _, ts := range a.Config.Toolsets {
+		found := false
+		for _, k := range known {
+			if k == ts {
+				found = true
+			}
+		}
+		if !found {
+			return &config.Error{Option: "toolsets", Source: "configuration", Value: ts, Reason: "is not a toolset; accepted values: " + strings.Join(known, ", ")}
+		}
+	}
+	return nil
+}
+
+// Close stops background work and releases resources.
+func (a *App) Close() error {
+	a.cancel()
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// HTTPServer builds the HTTP transport.
+func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
+	var proxies []*net.IPNet
+	for _, p := range a.Config.TrustedProxies {
+		if !strings.Contains(p, "/") {
+			if strings.Contains(p, ":") {
+				p += "/128"
+			} else {
+				p += "/32"
+			}
+		}
+		_, n, err := net.ParseCIDR(p)
+		if err != nil {
+			return nil, &config.Error{Option: "trusted_proxies", Source: "configuration", Value: p, Reason: "is not an IP or CIDR"}
+		}
+		proxies = append(proxies, n)
+	}
+	if a.Config.InAddon() {
+		// Home Assistant's ingress proxy.
+		_, n, _ := net.ParseCIDR("172.30.32.2/32")
+		proxies = append(proxies, n)
+	}
+	verifier, err := a.verifiers(checkerFor(a.Config.TokenCheckURL(), a.Logger))
+	if err != nil {
+		return nil, err
+	}
+	var mounts []func(*echo.Echo)
+	resourceMetadata := ""
+	if a.Config.ExternalURL != "" {
+		o, err := a.oauthServer()
+		if err != nil {
+			return nil, err
+		}
+		mounts = append(mounts, o.Mount)
+		resourceMetadata = o.ResourceMetadataURL()
+		verifier = append(authn.Chain{o.Verifier()}, verifier...)
+	}
+	return httpserver.New(httpserver.Options{
+		Builder:             a.Builder,
+		Verifier:            verifier,
+		NoAuth:              o.NoAuth,
+		Version:             Version,
+		Logger:              a.Logger,
+		RateLimit:           a.Config.RateLimit,
+		AllowedOrigins:      a.Config.AllowedOrigins,
+		ExternalURL:         a.Config.ExternalURL,
+		TrustedProxies:      proxies,
+		BodyLimit:           int64(a.Config.BodyLimitKB) << 10,
+		Health:              []httpserver.HealthCheck{{Name: "home_assistant", Check: a.haHealth}},
+		MountAuthed:         []func(g *echo.Group){approvalRoutes(a.Permissions, a.Owners)},
+		Mount:               mounts,
+		ResourceMetadataURL: resourceMetadata,
+		Ingress:             a.Config.InAddon(),
+	}), nil
+}
+
+func (a *App) haHealth(ctx context.Context) (bool, any) {
+	err := a.HA.Ping(ctx)
+	m := a.HA.Mirror()
+	detail := map[string]any{"reachable": err == nil, "live_updates": m.Live(), "entities": m.Len()}
+	if err != nil {
+		detail["error"] = err.Error()
+	}
+	return err == nil, detail
+}
+
+// ServeHTTP serves MCP over HTTP on ln until ctx ends.
+func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, o Options) error {
+	if o.NoAuth && !isLoopback(ln.Addr()) {
+		return &config.Error{Option: "no-auth", Source: "flag --no-auth", Reason: "is only allowed when listening on a loopback address such as 127.0.0.1; " + ln.Addr().String() + " is not"}
+	}
+	srv, err := a.HTTPServer(o)
+	if err != nil {
+		return err
+	}
+	return srv.Serve(ctx, ln, a.Config.ShutdownGrace)
+}
+
+// ServeStdio serves one MCP session over in/out (stdin/stdout, or an SSH channel) until the
+// peer closes or ctx ends.
+func (a *App) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
+	err := a.Builder.Server(false).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func isLoopback(addr net.Addr) bool {
+	host, _, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// WaitReady waits until the state mirror is primed, or the timeout passes (tools then fall back to REST).
+func (a *App) WaitReady(ctx context.Context, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if a.HA.Mirror().Ready() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+// levelFloor drops records below a minimum level before they reach the wrapped handler.
+type levelFloor struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (l levelFloor) Enabled(ctx context.Context, lv slog.Level) bool {
+	return lv >= l.min && l.Handler.Enabled(ctx, lv)
+}
+
+func (l levelFloor) WithAttrs(a []slog.Attr) slog.Handler {
+	return levelFloor{l.Handler.WithAttrs(a), l.min}
+}
+func (l levelFloor) WithGroup(n string) slog.Handler {
+	return levelFloor{l.Handler.WithGroup(n), l.min}
+}

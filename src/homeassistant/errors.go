@@ -1,0 +1,156 @@
+package homeassistant
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ErrUnavailable means Home Assistant could not be reached (connection refused, DNS, timeout, a
+// proxy answering 502/503/504, or the WebSocket being down). Errors carrying it also wrap the cause.
+var ErrUnavailable = errors.New("home assistant is not reachable")
+
+// ErrUnauthorized means Home Assistant rejected the access token (HTTP 401/403 or auth_invalid).
+var ErrUnauthorized = errors.New("home assistant rejected the access token")
+
+// ErrNotStarted is returned by WebSocket calls made before Start.
+var ErrNotStarted = errors.New("home assistant websocket client not started: call Start first")
+
+// ErrClosed is returned by calls made after Close.
+var ErrClosed = errors.New("home assistant client is closed")
+
+// APIError is an error answer from Home Assistant: a REST status with its `{"message"}` or plain
+// text body, or a WebSocket result with `error.code`/`error.message` (Status is 0 then).
+type APIError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *APIError) Error() string {
+	switch {
+	case e.Status != 0 && e.Code != "":
+		return fmt.Sprintf("home assistant returned %d %s: %s", e.Status, e.Code, e.Message)
+	case e.Status != 0:
+		return fmt.Sprintf("home assistant returned %d: %s", e.Status, e.Message)
+	default:
+		return fmt.Sprintf("home assistant error %s: %s", e.Code, e.Message)
+	}
+}
+
+// Is lets callers test an APIError against the sentinel errors without unwrapping by hand:
+// a 401/403 is ErrUnauthorized, and a gateway failure from the Supervisor proxy is ErrUnavailable.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden ||
+			e.Code == "unauthorized" || e.Code == "auth_invalid"
+	case ErrUnavailable:
+		return e.Status == http.StatusBadGateway || e.Status == http.StatusServiceUnavailable ||
+			e.Status == http.StatusGatewayTimeout
+	}
+	return false
+}
+
+// maxErrorMessage bounds how much of an error body ends up in an error string (and in logs).
+const maxErrorMessage = 512
+
+// parseErrorBody turns an HA error response into an APIError. HA answers errors as
+// `{"message": "...", "code"?: "..."}`, as aiohttp's plain text ("401: Unauthorized"), or with an
+// empty body (bare HTTPBadRequest, unknown calendar); OAuth endpoints use `{"error","error_description"}`.
+func parseErrorBody(status int, body []byte) *APIError {
+	e := &APIError{Status: status}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var obj struct {
+			Message          *string         `json:"message"`
+			Code             json.RawMessage `json:"code"`
+			Error            json.RawMessage `json:"error"`
+			ErrorDescription string          `json:"error_description"`
+		}
+		if json.Unmarshal(trimmed, &obj) == nil {
+			e.Code = rawString(obj.Code)
+			switch {
+			case obj.Message != nil:
+				e.Message = *obj.Message
+			case obj.ErrorDescription != "":
+				e.Message = obj.ErrorDescription
+				if e.Code == "" {
+					e.Code = rawString(obj.Error)
+				}
+			case len(obj.Error) > 0 && obj.Error[0] == '"':
+				e.Message = rawString(obj.Error)
+			}
+			if e.Message != "" || e.Code != "" {
+				e.Message = clean(e.Message)
+				if e.Message == "" {
+					e.Message = statusText(status)
+				}
+				return e
+			}
+		}
+	}
+	e.Message = clean(string(trimmed))
+	if e.Message == "" {
+		e.Message = statusText(status)
+	}
+	return e
+}
+
+// statusText never returns "": unusual statuses still get a readable message.
+func statusText(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return t
+	}
+	return fmt.Sprintf("HTTP status %d", status)
+}
+
+// rawString renders a JSON string or number member as text; anything else is dropped.
+func rawString(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+// clean makes an untrusted message safe for one log line: valid UTF-8, no control characters,
+// bounded length.
+func clean(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	truncated := false
+	for _, r := range s {
+		if b.Len() >= maxErrorMessage {
+			truncated = true
+			break
+		}
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f:
+		default:
+			b.WriteRune(r)
+		}
+	}
+	out := strings.TrimSpace(b.String())
+	if truncated {
+		out += "…"
+	}
+	return out
+}
+
+// unavailable wraps a transport failure so it matches ErrUnavailable and still exposes the cause.
+func unavailable(where string, cause error) error {
+	return fmt.Errorf("%w at %s: %w", ErrUnavailable, where, cause)
+}
