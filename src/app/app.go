@@ -24,6 +24,7 @@ import (
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
+	"github.com/hamcp/hamcp/src/tools/dbtools"
 	"github.com/hamcp/hamcp/src/tools/fstools"
 	"github.com/hamcp/hamcp/src/tools/hatools"
 	"github.com/hamcp/hamcp/src/tools/permtools"
@@ -109,6 +110,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Registry.Add(hatools.Tools(deps)...)
 	a.Registry.Add(permtools.Tools(pm, st)...)
 	a.Registry.Add(fstools.Tools(files)...)
+	a.Registry.Add(dbtools.Tools(dbtools.Deps{DB: a.recorder(), HA: ha})...)
 	a.Registry.Add(systools.Tools(systools.Deps{Files: files, HA: ha, Supervisor: a.Supervisor})...)
 
 	a.Builder = mcpserver.New(mcpserver.Options{

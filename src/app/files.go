@@ -6,6 +6,8 @@ import (
 
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/fsguard"
+	"github.com/hamcp/hamcp/src/recorder"
+	"github.com/hamcp/hamcp/src/tools/dbtools"
 )
 
 // fileRoots maps the aliases the tools accept onto the folders under fs_base. /config and
@@ -33,4 +35,14 @@ func openFiles(cfg *config.Config) (*fsguard.FS, error) {
 		return nil, &config.Error{Option: "fs_base", Source: "configuration", Value: cfg.FSBase, Reason: err.Error()}
 	}
 	return f, nil
+}
+
+// recorder opens Home Assistant's recorder database lazily: hamcp starts even without one.
+func (a *App) recorder() *dbtools.Opener {
+	o := &dbtools.Opener{Options: recorder.Options{Path: a.Config.RecorderDB, Candidates: []string{
+		filepath.Join(a.Config.FSBase, "homeassistant", "home-assistant_v2.db"),
+		filepath.Join(a.Config.FSBase, "config", "home-assistant_v2.db"),
+	}}}
+	a.closers = append(a.closers, o.Close)
+	return o
 }

@@ -43,6 +43,7 @@ type Config struct {
 	PermissionCommand    string        `opt:"permission_command" default:"ask" validate:"oneof=ask allow deny" help:"policy for shell command tools"`
 	GrantTTL             time.Duration `opt:"grant_ttl" default:"8h" validate:"min=1m" help:"how long a permission grant lasts within a session"`
 	FSBase               string        `opt:"fs_base" default:"/" help:"directory holding the add-on's mounted folders (homeassistant or config, ssl, backup, share, media, addons, addon_configs)"`
+	RecorderDB           string        `opt:"recorder_db" help:"path of Home Assistant's recorder database (default: home-assistant_v2.db in the HA config folder)"`
 	TrashRetention       time.Duration `opt:"trash_retention" default:"168h" validate:"min=1h" help:"how long deleted and overwritten files are kept for ha_restore_file"`
 
 	SSHPort           int    `opt:"ssh_port" default:"2222" validate:"min=0,max=65535" help:"SSH port for stdio-over-SSH (off unless keys are set)"`
