@@ -17,15 +17,16 @@ import (
 
 // Info is what a demo prints and writes to --info-file for scripts and tests.
 type Info struct {
-	MCPURL     string `json:"mcp_url,omitempty"`
-	Token      string `json:"token"`
-	HAURL      string `json:"ha_url"`
-	HAToken    string `json:"ha_token"`
-	SandboxDir string `json:"sandbox_dir"`
-	Recorder   string `json:"recorder_db"`
-	Supervisor string `json:"supervisor_url"`
-	UserToken  string `json:"user_token"`
-	SSH        string `json:"ssh_addr,omitempty"`
+	MCPURL     string      `json:"mcp_url,omitempty"`
+	Token      string      `json:"token"`
+	HAURL      string      `json:"ha_url"`
+	HAToken    string      `json:"ha_token"`
+	SandboxDir string      `json:"sandbox_dir"`
+	Recorder   string      `json:"recorder_db"`
+	Supervisor string      `json:"supervisor_url"`
+	UserToken  string      `json:"user_token"`
+	SSH        string      `json:"ssh_addr,omitempty"`
+	Logins     []sim.Login `json:"logins"`
 }
 
 // Demo is a running simulated home with hamcp wired to it.
@@ -75,7 +76,7 @@ func Start(ctx context.Context, cfg *config.Config, dir string, logger *slog.Log
 	}
 	return &Demo{Home: home, App: a, cleanup: cleanup, Info: Info{
 		Token: home.Token(), HAURL: home.URL(), HAToken: home.Token(), SandboxDir: home.Sandbox().Root,
-		Recorder: home.RecorderPath(), Supervisor: home.SupervisorURL(), UserToken: home.UserToken(),
+		Recorder: home.RecorderPath(), Supervisor: home.SupervisorURL(), UserToken: home.UserToken(), Logins: home.Logins(),
 	}}, nil
 }
 

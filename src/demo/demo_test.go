@@ -394,7 +394,7 @@ func TestDemoCommandInfoFileAndNoAuthRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	var got map[string]string
+	var got map[string]any
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if b, err := os.ReadFile(info); err == nil && json.Unmarshal(b, &got) == nil {
@@ -406,11 +406,11 @@ func TestDemoCommandInfoFileAndNoAuthRefusal(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	for _, k := range []string{"mcp_url", "token", "ha_url", "ha_token", "sandbox_dir"} {
-		if got[k] == "" {
+		if s, _ := got[k].(string); s == "" {
 			t.Errorf("info file lacks %s: %v", k, got)
 		}
 	}
-	resp := post(t, got["mcp_url"], got["token"], "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	resp := post(t, got["mcp_url"].(string), got["token"].(string), "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	if resp.StatusCode != 200 {
 		t.Fatalf("curl-style tools/list against the demo binary: %d", resp.StatusCode)
 	}

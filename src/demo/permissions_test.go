@@ -231,7 +231,16 @@ func TestPermissionApproveAPI(t *testing.T) {
 	if code := approve(e.d.Info.Token); code != http.StatusForbidden {
 		t.Fatalf("self-approval: %d", code)
 	}
-	if code := approve(e.d.Info.UserToken); code != http.StatusOK {
+	// A non-administrator may not use hamcp at all, so cannot approve either.
+	if code := approve(e.d.Info.UserToken); code != http.StatusForbidden {
+		t.Fatalf("approval by a non-admin: %d", code)
+	}
+	// The same administrator approving from another of their tokens (or the panel) may.
+	second, err := e.d.Home.NewAdminToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := approve(second); code != http.StatusOK {
 		t.Fatalf("approval by another identity: %d", code)
 	}
 	res := callJSON(t, a, "ha_execute_command", map[string]any{"command": "echo approved"}, nil)

@@ -190,6 +190,10 @@ func runDemo(ctx context.Context, args []string) error {
 	defer d.Close()
 	d.App.WaitReady(ctx, 5*time.Second)
 	d.Info.MCPURL = "http://" + ln.Addr().String() + "/mcp"
+	if d.App.Config.ExternalURL == "" && !*noAuth {
+		// OAuth clients (the Inspector, mcp-remote, Claude Code) can log in through the simulated HA.
+		d.App.Config.ExternalURL = "http://" + ln.Addr().String()
+	}
 	if *noAuth {
 		d.Info.Token = ""
 	}
@@ -221,6 +225,13 @@ func printBanner(i demo.Info, noAuth bool) {
 	}
 	fmt.Fprintf(&b, "  Simulated HA     %s   (token %s)\n", i.HAURL, i.HAToken)
 	fmt.Fprintf(&b, "  Sandbox (/config) %s\n", i.SandboxDir)
+	for _, l := range i.Logins {
+		role := "administrator"
+		if !l.Admin {
+			role = "not an administrator"
+		}
+		fmt.Fprintf(&b, "  HA login         %s / %s (%s)\n", l.Username, l.Password, role)
+	}
 	if i.SSH != "" {
 		fmt.Fprintf(&b, "  SSH (stdio)      ssh -p %s -i KEY hamcp@127.0.0.1\n", i.SSH[strings.LastIndex(i.SSH, ":")+1:])
 	}
