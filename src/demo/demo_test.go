@@ -42,17 +42,20 @@ func startDemo(t testing.TB, mutate func(*config.Config)) *env {
 	if mutate != nil {
 		mutate(cfg)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d, err := demo.Start(ctx, cfg, "", quietLogger())
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	d.App.WaitReady(ctx, 10*time.Second)
+	// Like the demo binary, OAuth runs at the server's own URL.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.ExternalURL = "http://" + ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	d, err := demo.Start(ctx, cfg, "", quietLogger())
+	if err != nil {
+		cancel()
+		ln.Close()
+		t.Fatal(err)
+	}
+	d.App.WaitReady(ctx, 10*time.Second)
 	done := make(chan error, 1)
 	go func() { done <- d.App.ServeHTTP(ctx, ln, app.Options{}) }()
 	t.Cleanup(func() {

@@ -24,9 +24,12 @@ func (s *Server) hostGuard(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// originGuard refuses browser requests from origins the user did not allow (403). Requests
-// without Origin (curl, n8n, native clients) pass; so do pages on loopback when hamcp itself is
-// reached on loopback (the MCP Inspector), the configured external URL, and allowed_origins.
+// originGuard refuses browser requests from origins the user did not allow (403) on the MCP and
+// API endpoints. Requests without Origin (curl, n8n, native clients) pass; so do pages on
+// loopback when hamcp itself is reached on loopback (the MCP Inspector), the configured external
+// URL, and allowed_origins. OAuth's browser pages are not guarded here: their forms carry CSRF
+// tokens bound to the login, and browsers send "Origin: null" after the redirect chain through
+// Home Assistant's login.
 func (s *Server) originGuard(next echo.HandlerFunc) echo.HandlerFunc {
 	allowed := map[string]bool{}
 	for _, o := range s.o.AllowedOrigins {
@@ -40,7 +43,7 @@ func (s *Server) originGuard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		origin := r.Header.Get("Origin")
-		if origin == "" || allowed[strings.ToLower(origin)] {
+		if origin == "" || !guardedPath(r.URL.Path) || allowed[strings.ToLower(origin)] {
 			return next(c)
 		}
 		if u, err := url.Parse(origin); err == nil && isLoopbackHost(u.Host) && isLoopbackHost(r.Host) {
@@ -99,3 +102,8 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 func formatInt(n int64) string { return strconv.FormatInt(n, 10) }
+
+// guardedPath reports whether a path is an MCP or API endpoint.
+func guardedPath(p string) bool {
+	return p == "/mcp" || strings.HasPrefix(p, "/mcp/") || p == "/sse" || p == "/messages" || strings.HasPrefix(p, "/api/")
+}
