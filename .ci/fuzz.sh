@@ -2,7 +2,7 @@
 # Runs every fuzz target for a few seconds so a regression in a guard or parser shows up in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs="${FUZZ_SECONDS:-8}"
+secs="${FUZZ_SECONDS:-3}"
 for pkg in $(go list ./src/...); do
   dir=$(go list -f '{{.Dir}}' "$pkg")
   for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' | sort -u); do

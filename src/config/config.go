@@ -34,7 +34,7 @@ type Config struct {
 	RateLimit      int           `opt:"rate_limit" default:"100" validate:"min=0,max=100000" help:"requests per minute per client IP (0 disables)"`
 	AllowedOrigins []string      `opt:"allowed_origins" help:"browser Origins allowed to call /mcp (comma-separated); other Origins get 403"`
 	TrustedProxies []string      `opt:"trusted_proxies" help:"proxy IPs/CIDRs whose X-Forwarded-For is believed (the add-on's ingress is added automatically)"`
-	MaxResponseKB  int           `opt:"max_response_kb" default:"100" validate:"min=8,max=4096" help:"largest single tool result in KB"`
+	MaxResponseKB  int           `opt:"max_response_kb" default:"2048" validate:"min=8,max=8192" help:"largest single tool result in KB: a safety net above the tools' own defaults (lists page at 100 items, files read 1 MB)"`
 	BodyLimitKB    int           `opt:"body_limit_kb" default:"4096" validate:"min=16,max=65536" help:"largest request body in KB"`
 	ShutdownGrace  time.Duration `opt:"shutdown_grace" default:"10s" validate:"min=0" help:"time in-flight calls get to finish on SIGTERM"`
 

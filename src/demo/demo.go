@@ -39,9 +39,11 @@ type Demo struct {
 
 // Start starts the simulated home and a hamcp App against it. cfg comes from the usual
 // sources (environment, flags); the Home Assistant settings are overridden to point at the
-// simulator. dir == "" uses a temporary directory removed on Close.
-func Start(ctx context.Context, cfg *config.Config, dir string, logger *slog.Logger) (*Demo, error) {
-	home, err := sim.Start(ctx, sim.Options{Dir: dir, Logger: logger.With("component", "sim")})
+// simulator. so.Dir == "" uses a temporary directory removed on Close.
+func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog.Logger) (*Demo, error) {
+	dir := so.Dir
+	so.Logger = logger.With("component", "sim")
+	home, err := sim.Start(ctx, so)
 	if err != nil {
 		return nil, fmt.Errorf("starting the simulated home: %w", err)
 	}

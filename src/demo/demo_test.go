@@ -20,6 +20,7 @@ import (
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/demo"
+	"github.com/hamcp/hamcp/src/sim"
 )
 
 // env is one running demo (simulated home + hamcp over HTTP) shared by the tests in this file.
@@ -33,6 +34,10 @@ func quietLogger() *slog.Logger {
 }
 
 func startDemo(t testing.TB, mutate func(*config.Config)) *env {
+	return startDemoWith(t, sim.Options{HistoryDays: 2}, mutate)
+}
+
+func startDemoWith(t testing.TB, so sim.Options, mutate func(*config.Config)) *env {
 	t.Helper()
 	cfg, err := config.Load(config.Sources{NoOptionsFile: true, Env: func(string) string { return "" }})
 	if err != nil {
@@ -49,7 +54,7 @@ func startDemo(t testing.TB, mutate func(*config.Config)) *env {
 	}
 	cfg.ExternalURL = "http://" + ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
-	d, err := demo.Start(ctx, cfg, "", quietLogger())
+	d, err := demo.Start(ctx, cfg, so, quietLogger())
 	if err != nil {
 		cancel()
 		ln.Close()

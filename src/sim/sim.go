@@ -37,7 +37,9 @@ type Options struct {
 	// HistoryDays of generated recorder history when the DB is new: 0 means
 	// 3, negative means an empty database.
 	HistoryDays int
-	Seed        int64
+	// ExtraSensors adds synthetic sensors to the demo home (e.g. 2900 for a 3,000-entity home).
+	ExtraSensors int
+	Seed         int64
 	// AuthTimeout for WebSocket logins; 0 means HA's 10 s.
 	AuthTimeout time.Duration
 	Logger      *slog.Logger
@@ -107,7 +109,7 @@ func Start(ctx context.Context, o Options) (_ *Home, err error) {
 	if h.rec, err = openRecorder(ctx, h.layout.RecorderPath(), states, o, now); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if h.model, err = home.New(home.Options{Seed: o.Seed, ConfigDir: h.layout.Config, Logger: o.Logger}); err != nil {
+	if h.model, err = home.New(home.Options{Seed: o.Seed, ConfigDir: h.layout.Config, Logger: o.Logger, ExtraSensors: o.ExtraSensors}); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	h.recordAll()

@@ -19,6 +19,7 @@ import (
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/demo"
+	"github.com/hamcp/hamcp/src/sim"
 )
 
 const usage = `hamcp — a Model Context Protocol server for Home Assistant
@@ -136,7 +137,7 @@ func stdio(ctx context.Context, args []string) error {
 	logger := newLogger(cfg.LogLevel, os.Stderr)
 	var a *app.App
 	if *useDemo {
-		d, err := demo.Start(ctx, cfg, "", logger)
+		d, err := demo.Start(ctx, cfg, sim.Options{}, logger)
 		if err != nil {
 			return err
 		}
@@ -182,7 +183,7 @@ func runDemo(ctx context.Context, args []string) error {
 			return fmt.Errorf("--no-auth is only allowed on a loopback address (e.g. --listen 127.0.0.1:8099), not %s", listen)
 		}
 	}
-	d, err := demo.Start(ctx, cfg, *dir, logger)
+	d, err := demo.Start(ctx, cfg, sim.Options{Dir: *dir}, logger)
 	if err != nil {
 		ln.Close()
 		return err

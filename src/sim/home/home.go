@@ -31,7 +31,9 @@ type Options struct {
 	Now func() time.Time
 	// TimeZone is the home's zone; "" means Europe/Amsterdam.
 	TimeZone string
-	Logger   *slog.Logger
+	// ExtraSensors adds this many synthetic sensors, to stand for a large installation.
+	ExtraSensors int
+	Logger       *slog.Logger
 }
 
 // Home is the simulated home. Create it with New.
@@ -136,6 +138,7 @@ func New(o Options) (*Home, error) {
 	h.mu.Lock()
 	h.registerServices()
 	h.buildDemo()
+	h.addScaleSensors(o.ExtraSensors)
 	err = h.loadConfigs()
 	h.mu.Unlock()
 	h.bus.flush()
