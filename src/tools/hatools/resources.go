@@ -17,6 +17,7 @@ const (
 	entitiesURI       = "hass://entities"
 	entityURIPrefix   = "hass://entities/"
 	entityURITemplate = "hass://entities/{entity_id}"
+	areasURI          = "hass://areas"
 )
 
 // Resources exposes entities as MCP resources and keeps subscribers told of state changes.
@@ -89,7 +90,46 @@ func Resources(d Deps) func(s *mcp.Server, readOnly bool) {
 			}
 			return jsonResource(req.Params.URI, compact(st, true))
 		})
+		s.AddResource(&mcp.Resource{
+			URI: areasURI, Name: "areas", Title: "Areas and their entities",
+			Description: "Every area (room) with its floor and the ids of the entities in it (compact JSON).",
+			MIMEType:    "application/json",
+		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			reg, err := registryOf(d.HA).get(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return jsonResource(req.Params.URI, areaEntities(reg))
+		})
 	}
+}
+
+// areaRow is one area of the hass://areas resource.
+type areaRow struct {
+	AreaID   string   `json:"area_id"`
+	Name     string   `json:"name"`
+	Floor    string   `json:"floor,omitempty"`
+	Entities []string `json:"entities"`
+}
+
+// areaEntities groups entity ids by area; entities without one are left out.
+func areaEntities(reg *registry) []areaRow {
+	byArea := map[string][]string{}
+	for id := range reg.entities {
+		if a := reg.areaOf(id); a != "" {
+			byArea[a] = append(byArea[a], id)
+		}
+	}
+	out := make([]areaRow, 0, len(reg.areas))
+	for _, a := range reg.areas {
+		ids := byArea[a.ID]
+		sort.Strings(ids)
+		if ids == nil {
+			ids = []string{}
+		}
+		out = append(out, areaRow{AreaID: a.ID, Name: a.Name, Floor: reg.floorName(a), Entities: ids})
+	}
+	return out
 }
 
 func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
@@ -101,7 +141,7 @@ func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
 }
 
 // Complete answers completion/complete for entity ids (prompt arguments named entity_id and the
-// entity resource template) and domains.
+// entity resource template), domains and areas (ids, matched on id or name).
 func Complete(d Deps) func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 		arg := req.Params.Argument
@@ -114,6 +154,15 @@ func Complete(d Deps) func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 				for _, st := range all {
 					if strings.HasPrefix(st.EntityID, prefix) || (prefix != "" && strings.Contains(strings.ToLower(st.FriendlyName()), prefix)) {
 						values = append(values, st.EntityID)
+					}
+				}
+			}
+		case "area", "area_id":
+			if reg, err := registryOf(d.HA).get(ctx); err == nil {
+				prefix := strings.ToLower(arg.Value)
+				for _, a := range reg.areas {
+					if strings.HasPrefix(a.ID, prefix) || prefix != "" && strings.Contains(strings.ToLower(a.Name), prefix) {
+						values = append(values, a.ID)
 					}
 				}
 			}

@@ -81,6 +81,8 @@ type getStatesArgs struct {
 	State       string   `json:"state,omitempty" jsonschema:"only entities whose state equals this, e.g. on, unavailable"`
 	DeviceClass string   `json:"device_class,omitempty" jsonschema:"only entities with this device_class, e.g. temperature, motion, door"`
 	Search      string   `json:"search,omitempty" jsonschema:"case-insensitive text matched against entity id and friendly name"`
+	Area        string   `json:"area,omitempty" jsonschema:"only entities in this area (area id or name, e.g. kitchen); ha_list_areas lists them"`
+	Label       string   `json:"label,omitempty" jsonschema:"only entities carrying this label (label id or name); ha_list_labels lists them"`
 	EntityIDs   []string `json:"entity_ids,omitempty" jsonschema:"only these entities" validate:"omitempty,max=200,dive,entity_id"`
 	Fields      []string `json:"fields,omitempty" jsonschema:"fields to return per entity: entity_id, state, name, unit, device_class, last_changed, last_updated, attributes" validate:"omitempty,dive,oneof=entity_id state name unit device_class last_changed last_updated attributes"`
 	Detail      string   `json:"detail,omitempty" jsonschema:"summary (default) or full (all attributes; large)" validate:"omitempty,oneof=summary full"`
@@ -132,7 +134,7 @@ func stateTools(d Deps) []*toolkit.Tool {
 	getStates := toolkit.Define(toolkit.Spec[getStatesArgs, toolkit.List[any]]{
 		Name: "ha_get_states", Toolset: SetStates, Title: "List entity states",
 		Description: "List Home Assistant entities with their current state, compact by default (entity_id, state, name, unit). " +
-			"Filter with domain, state, device_class, search or entity_ids rather than paging through everything; " +
+			"Filter with domain, area, label, state, device_class, search or entity_ids rather than paging through everything; " +
 			"use fields or detail=full only when you need attributes. Paged: limit (default 100, max 1000), offset, next_offset. " +
 			"For one entity's attributes use ha_get_entity_details; for the past use ha_get_history.",
 		ReadOnly: true,
@@ -142,6 +144,10 @@ func stateTools(d Deps) []*toolkit.Tool {
 				return toolkit.List[any]{}, haError(err, false, "")
 			}
 			search := strings.ToLower(a.Search)
+			inPlace, err := placeFilter(ctx, d.HA, a.Area, a.Label)
+			if err != nil {
+				return toolkit.List[any]{}, err
+			}
 			var picked []homeassistant.State
 			for _, s := range all {
 				if a.Domain != "" && s.Domain() != a.Domain {
@@ -157,6 +163,9 @@ func stateTools(d Deps) []*toolkit.Tool {
 					continue
 				}
 				if search != "" && !strings.Contains(strings.ToLower(s.EntityID), search) && !strings.Contains(strings.ToLower(s.FriendlyName()), search) {
+					continue
+				}
+				if inPlace != nil && !inPlace(s.EntityID) {
 					continue
 				}
 				picked = append(picked, s)

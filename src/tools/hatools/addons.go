@@ -1,0 +1,351 @@
+package hatools
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+func init() { registerGroup(addonTools) }
+
+// slugRe is an add-on slug ("core_mosquitto", "a0d7b954_vscode", "self"); anything else could
+// steer the request path.
+var slugRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+
+type manageAddonsArgs struct {
+	Action  string `json:"action" jsonschema:"what to do" validate:"required,oneof=list info install uninstall start stop restart update" example:"list"`
+	Slug    string `json:"slug,omitempty" jsonschema:"the add-on's slug from the list, e.g. core_mosquitto (all actions but list)"`
+	Scope   string `json:"scope,omitempty" jsonschema:"list: installed (default) or store (every add-on that can be installed)" validate:"omitempty,oneof=installed store"`
+	Search  string `json:"search,omitempty" jsonschema:"list: text to find in names, slugs and descriptions"`
+	Confirm bool   `json:"confirm,omitempty" jsonschema:"required for uninstall, stop, restart and update: ask the user first"`
+	toolkit.Page
+}
+
+type addonItem struct {
+	Slug            string `json:"slug"`
+	Name            string `json:"name"`
+	State           string `json:"state,omitempty"`
+	Version         string `json:"version,omitempty"`
+	VersionLatest   string `json:"version_latest,omitempty"`
+	UpdateAvailable bool   `json:"update_available,omitempty"`
+	Installed       *bool  `json:"installed,omitempty"`
+	Description     string `json:"description,omitempty"`
+}
+
+type addonsResult struct {
+	Action string                   `json:"action"`
+	List   *toolkit.List[addonItem] `json:"list,omitempty"`
+	Addon  map[string]any           `json:"addon,omitempty"`
+	Done   string                   `json:"done,omitempty"`
+	Note   string                   `json:"note,omitempty"`
+}
+
+// addonInfoFields are the members of /addons/<slug>/info a model needs; options are left out
+// because they often hold passwords.
+var addonInfoFields = []string{"slug", "name", "description", "state", "version", "version_latest", "update_available", "installed",
+	"repository", "url", "boot", "auto_update", "watchdog", "ingress", "ingress_panel", "webui", "hostname", "ip_address",
+	"hassio_role", "homeassistant_api", "host_network", "privileged", "full_access", "stage", "arch"}
+
+// risky are the add-on actions that interrupt or remove something.
+var risky = map[string]string{
+	"uninstall": "uninstall the add-on %s (its data is removed)",
+	"stop":      "stop the add-on %s",
+	"restart":   "restart the add-on %s",
+	"update":    "update the add-on %s (updates can change its behaviour)",
+}
+
+type manageHACSArgs struct {
+	Action     string `json:"action" jsonschema:"what to do; download installs or updates" validate:"required,oneof=list info download remove" example:"list"`
+	Repository string `json:"repository,omitempty" jsonschema:"info/download/remove: the repository id or owner/name, e.g. piitaya/lovelace-mushroom"`
+	Category   string `json:"category,omitempty" jsonschema:"list: only this category (plugin = dashboard cards)" validate:"omitempty,oneof=integration plugin theme template python_script appdaemon"`
+	Installed  *bool  `json:"installed,omitempty" jsonschema:"list: only installed (true) or not installed (false)"`
+	Search     string `json:"search,omitempty" jsonschema:"list: text to find in names and descriptions"`
+	Version    string `json:"version,omitempty" jsonschema:"download: the release to install (default latest)"`
+	Confirm    bool   `json:"confirm,omitempty" jsonschema:"required for download and remove: ask the user first"`
+	toolkit.Page
+}
+
+type hacsRepo struct {
+	ID               string   `json:"id"`
+	FullName         string   `json:"full_name"`
+	Name             string   `json:"name"`
+	Category         string   `json:"category"`
+	Installed        bool     `json:"installed"`
+	InstalledVersion *string  `json:"installed_version,omitempty"`
+	AvailableVersion *string  `json:"available_version,omitempty"`
+	PendingUpgrade   bool     `json:"pending_upgrade,omitempty"`
+	Status           string   `json:"status,omitempty"`
+	Description      string   `json:"description,omitempty"`
+	Domain           *string  `json:"domain,omitempty"`
+	Stars            int      `json:"stars,omitempty"`
+	Releases         []string `json:"releases,omitempty"`
+	LocalPath        string   `json:"local_path,omitempty"`
+	Homeassistant    *string  `json:"homeassistant,omitempty"`
+}
+
+type hacsResult struct {
+	Action     string                  `json:"action"`
+	List       *toolkit.List[hacsRepo] `json:"list,omitempty"`
+	Repository *hacsRepo               `json:"repository,omitempty"`
+	Done       string                  `json:"done,omitempty"`
+	Note       string                  `json:"note,omitempty"`
+}
+
+func addonTools(d Deps) []*toolkit.Tool {
+	addons := toolkit.Define(toolkit.Spec[manageAddonsArgs, addonsResult]{
+		Name: "ha_manage_addons", Toolset: SetAddons, Title: "Manage add-ons",
+		Description: "Supervisor add-ons: list (installed, or scope=store for installable ones; paged, search), info, install, start, and with confirm=true after asking the user: stop, restart, update, uninstall. " +
+			"Needs the Supervisor (Home Assistant OS or Supervised).",
+		Destructive: true,
+		Summary:     func(a manageAddonsArgs) string { return a.Action + " " + a.Slug },
+		Handler: func(ctx context.Context, c *toolkit.Call, a manageAddonsArgs) (addonsResult, error) {
+			api := supervisorFor(d)
+			if a.Action == "list" {
+				return listAddons(ctx, api, a)
+			}
+			if !slugRe.MatchString(a.Slug) {
+				return addonsResult{}, toolkit.InvalidArg("slug", "is required for "+a.Action+" and must be an add-on slug from the list", `{"slug": "core_mosquitto"}`)
+			}
+			if a.Action == "info" {
+				info, err := addonInfo(ctx, api, a.Slug)
+				if err != nil {
+					return addonsResult{}, err
+				}
+				return addonsResult{Action: a.Action, Addon: info}, nil
+			}
+			if what, ok := risky[a.Action]; ok {
+				if err := refuseSelf(ctx, d, a.Slug, a.Action); err != nil {
+					return addonsResult{}, err
+				}
+				if !a.Confirm {
+					return addonsResult{}, toolkit.Confirmation(strings.Replace(what, "%s", a.Slug, 1))
+				}
+			}
+			path := "/addons/" + a.Slug + "/" + a.Action
+			if a.Action == "install" || a.Action == "update" {
+				path = "/store/addons/" + a.Slug + "/" + a.Action
+			}
+			if err := api.Do(ctx, http.MethodPost, path, nil, nil); err != nil {
+				return addonsResult{}, supErr(err, "add-on management", false, `the slugs are in {"action": "list"} (scope=store for installable ones)`)
+			}
+			out := addonsResult{Action: a.Action, Done: a.Action + " " + a.Slug}
+			if a.Action != "uninstall" {
+				if info, err := addonInfo(ctx, api, a.Slug); err == nil {
+					out.Addon = pick(info, []string{"slug", "name", "state", "version", "version_latest", "update_available"})
+				}
+			}
+			if a.Action == "install" {
+				out.Note = "installed but not started: configure it if needed, then start it"
+			}
+			return out, nil
+		},
+	})
+
+	hacs := toolkit.Define(toolkit.Spec[manageHACSArgs, hacsResult]{
+		Name: "ha_manage_hacs", Toolset: SetAddons, Title: "Manage HACS repositories",
+		Description: "HACS (Home Assistant Community Store) custom integrations, cards and themes: list (paged; filter by category, installed, search), info, and with confirm=true after asking the user: download (install or update; third-party code) and remove. " +
+			"New integrations need ha_restart afterwards. Needs HACS installed.",
+		Destructive: true,
+		OpenWorld:   true,
+		Summary:     func(a manageHACSArgs) string { return a.Action + " " + a.Repository },
+		Handler: func(ctx context.Context, c *toolkit.Call, a manageHACSArgs) (hacsResult, error) {
+			payload := map[string]any{}
+			if a.Category != "" {
+				payload["categories"] = []string{a.Category}
+			}
+			var repos []hacsRepo
+			if err := d.HA.Call(ctx, "hacs/repositories/list", payload, &repos); err != nil {
+				return hacsResult{}, hacsError(err, false)
+			}
+			if a.Action == "list" {
+				return hacsResult{Action: "list", List: listHACS(repos, a)}, nil
+			}
+			repo, err := findRepo(repos, a.Repository)
+			if err != nil {
+				return hacsResult{}, err
+			}
+			switch a.Action {
+			case "info":
+				info, err := hacsInfo(ctx, d, repo.ID)
+				if err != nil {
+					return hacsResult{}, err
+				}
+				return hacsResult{Action: "info", Repository: info}, nil
+			case "remove":
+				if !repo.Installed {
+					return hacsResult{}, &toolkit.Error{Code: "not_installed", Field: "repository", Message: repo.FullName + " is not installed, so there is nothing to remove"}
+				}
+				if !a.Confirm {
+					return hacsResult{}, toolkit.Confirmation("remove " + repo.FullName + " and its files")
+				}
+				if err := d.HA.Call(ctx, "hacs/repository/remove", map[string]any{"repository": repo.ID}, nil); err != nil {
+					return hacsResult{}, hacsError(err, false)
+				}
+				note := ""
+				if repo.Category == "integration" {
+					note = "restart Home Assistant (ha_restart) to unload the integration"
+				}
+				return hacsResult{Action: "remove", Done: "removed " + repo.FullName, Note: note}, nil
+			}
+			if !a.Confirm {
+				what := "install " + repo.FullName
+				if repo.Installed {
+					what = "update " + repo.FullName
+				}
+				return hacsResult{}, toolkit.Confirmation(what + " (third-party code from GitHub)")
+			}
+			msg := map[string]any{"repository": repo.ID}
+			if a.Version != "" {
+				msg["version"] = a.Version
+			}
+			if err := d.HA.Call(ctx, "hacs/repository/download", msg, nil); err != nil {
+				return hacsResult{}, hacsError(err, false)
+			}
+			out := hacsResult{Action: "download", Done: "downloaded " + repo.FullName}
+			if info, err := hacsInfo(ctx, d, repo.ID); err == nil {
+				out.Repository = info
+			}
+			switch repo.Category {
+			case "integration":
+				out.Note = "restart Home Assistant (ha_restart) to load it, then add it under Settings → Devices & services"
+			case "plugin":
+				out.Note = "reload the dashboard in the browser to use the card"
+			case "theme":
+				out.Note = `reload themes with ha_reload_config {"domain": "themes"}`
+			}
+			return out, nil
+		},
+	})
+	return []*toolkit.Tool{addons, hacs}
+}
+
+func listAddons(ctx context.Context, api supervisorAPI, a manageAddonsArgs) (addonsResult, error) {
+	path := "/addons"
+	if a.Scope == "store" {
+		path = "/store/addons"
+	}
+	var res struct {
+		Addons []struct {
+			addonItem
+			Installed *bool `json:"installed"`
+		} `json:"addons"`
+	}
+	if err := api.Do(ctx, http.MethodGet, path, nil, &res); err != nil {
+		return addonsResult{}, supErr(err, "add-on management", false, "")
+	}
+	search := strings.ToLower(a.Search)
+	var items []addonItem
+	for _, r := range res.Addons {
+		it := r.addonItem
+		if search != "" && !strings.Contains(strings.ToLower(it.Name+" "+it.Slug+" "+it.Description), search) {
+			continue
+		}
+		if a.Scope == "store" {
+			it.Installed = r.Installed
+		}
+		if it.State == "unknown" {
+			it.State = ""
+		}
+		it.Description = ""
+		items = append(items, it)
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].Slug < items[j].Slug })
+	page := toolkit.Paginate(items, a.Page)
+	return addonsResult{Action: "list", List: &page}, nil
+}
+
+func addonInfo(ctx context.Context, api supervisorAPI, slug string) (map[string]any, error) {
+	var raw map[string]any
+	if err := api.Do(ctx, http.MethodGet, "/addons/"+slug+"/info", nil, &raw); err != nil {
+		return nil, supErr(err, "add-on management", false, `the slugs are in {"action": "list"} (scope=store for installable ones)`)
+	}
+	info := pick(raw, addonInfoFields)
+	if opts, ok := raw["options"].(map[string]any); ok && len(opts) > 0 {
+		keys := make([]string, 0, len(opts))
+		for k := range opts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		info["option_names"] = keys
+	}
+	return info, nil
+}
+
+// refuseSelf keeps hamcp from stopping, restarting or uninstalling the add-on it runs in,
+// which would end the very session asking.
+func refuseSelf(ctx context.Context, d Deps, slug, action string) error {
+	if d.Supervisor == nil {
+		return nil
+	}
+	self := slug == "self"
+	if !self {
+		var me struct {
+			Slug string `json:"slug"`
+		}
+		if err := d.Supervisor.Do(ctx, http.MethodGet, "/addons/self/info", nil, &me); err == nil && me.Slug == slug {
+			self = true
+		}
+	}
+	if self {
+		return &toolkit.Error{Code: "not_allowed", Field: "slug", Message: "hamcp cannot " + action + " its own add-on: the session would end mid-call",
+			Hint: "do it from Settings → Add-ons in Home Assistant"}
+	}
+	return nil
+}
+
+func listHACS(repos []hacsRepo, a manageHACSArgs) *toolkit.List[hacsRepo] {
+	search := strings.ToLower(a.Search)
+	var picked []hacsRepo
+	for _, r := range repos {
+		if a.Installed != nil && r.Installed != *a.Installed {
+			continue
+		}
+		if search != "" && !strings.Contains(strings.ToLower(r.Name+" "+r.FullName+" "+r.Description), search) {
+			continue
+		}
+		// The list stays small: details (description, releases, paths) are in info.
+		picked = append(picked, hacsRepo{ID: r.ID, FullName: r.FullName, Name: r.Name, Category: r.Category, Installed: r.Installed,
+			InstalledVersion: r.InstalledVersion, AvailableVersion: r.AvailableVersion, PendingUpgrade: r.PendingUpgrade})
+	}
+	sort.SliceStable(picked, func(i, j int) bool { return strings.ToLower(picked[i].FullName) < strings.ToLower(picked[j].FullName) })
+	page := toolkit.Paginate(picked, a.Page)
+	return &page
+}
+
+// findRepo resolves a repository id, owner/name or GitHub URL against HACS's list.
+func findRepo(repos []hacsRepo, ref string) (hacsRepo, error) {
+	ref = strings.TrimSpace(ref)
+	ref = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(ref, "https://github.com/"), "http://github.com/"), "/")
+	if ref == "" {
+		return hacsRepo{}, toolkit.InvalidArg("repository", "is required for this action", `{"repository": "piitaya/lovelace-mushroom"}`)
+	}
+	for _, r := range repos {
+		if r.ID == ref || strings.EqualFold(r.FullName, ref) {
+			return r, nil
+		}
+	}
+	return hacsRepo{}, toolkit.NotFound("HACS has no repository "+ref, `find it with {"action": "list", "search": "…"}; custom repositories must be added in HACS first`)
+}
+
+func hacsInfo(ctx context.Context, d Deps, id string) (*hacsRepo, error) {
+	var info hacsRepo
+	if err := d.HA.Call(ctx, "hacs/repository/info", map[string]any{"repository_id": id}, &info); err != nil {
+		return nil, hacsError(err, false)
+	}
+	if len(info.Description) > 300 {
+		info.Description = truncateUTF8(info.Description, 300) + "…"
+	}
+	if len(info.Releases) > 10 {
+		info.Releases = info.Releases[:10]
+	}
+	return &info, nil
+}
+
+// hacsError explains HACS's answers: unknown commands mean HACS is not installed.
+func hacsError(err error, changed bool) error {
+	return haWSError(err, "HACS", changed, "install HACS (hacs.xyz) to manage community integrations")
+}

@@ -1,0 +1,436 @@
+package hatools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+func init() { registerGroup(automationTools) }
+
+type automationItem struct {
+	EntityID      string          `json:"entity_id"`
+	ID            string          `json:"id,omitempty"`
+	Alias         string          `json:"alias"`
+	State         string          `json:"state"`
+	LastTriggered string          `json:"last_triggered,omitempty"`
+	Mode          string          `json:"mode,omitempty"`
+	Config        json.RawMessage `json:"config,omitempty"`
+	Note          string          `json:"note,omitempty"`
+}
+
+type listAutomationsArgs struct {
+	Search        string `json:"search,omitempty" jsonschema:"case-insensitive text matched against alias, entity id and id"`
+	State         string `json:"state,omitempty" jsonschema:"on (enabled), off (disabled) or unavailable" validate:"omitempty,oneof=on off unavailable"`
+	IncludeConfig bool   `json:"include_config,omitempty" jsonschema:"add each automation's stored configuration (triggers, conditions, actions); at most 20 per page"`
+	toolkit.Page
+}
+
+// automationConfigArgs is how a model gives an automation: an object or YAML text.
+type automationConfigArgs struct {
+	Config         map[string]any `json:"config,omitempty" jsonschema:"the automation: alias, description, triggers, conditions, actions, mode (as in automations.yaml, without id)"`
+	AutomationYAML string         `json:"automation_yaml,omitempty" jsonschema:"the same as YAML text, instead of config"`
+}
+
+type createAutomationArgs struct {
+	automationConfigArgs
+	ID string `json:"id,omitempty" jsonschema:"id to store it under (default: a new one, as the UI does)" validate:"omitempty,max=255"`
+}
+
+type updateAutomationArgs struct {
+	AutomationID string `json:"automation_id" jsonschema:"the automation's id, or its entity id (automation.…)" validate:"required" example:"1718000000000"`
+	automationConfigArgs
+	Merge bool `json:"merge,omitempty" jsonschema:"change only the keys given (null removes a key); default replaces the whole automation"`
+}
+
+type deleteAutomationArgs struct {
+	AutomationID string `json:"automation_id" jsonschema:"the automation's id, or its entity id (automation.…)" validate:"required" example:"1718000000000"`
+	Confirm      bool   `json:"confirm,omitempty" jsonschema:"must be true: ask the user first"`
+}
+
+type automationSaved struct {
+	ID       string `json:"id"`
+	EntityID string `json:"entity_id,omitempty"`
+	Alias    string `json:"alias,omitempty"`
+	Created  bool   `json:"created,omitempty"`
+	Deleted  bool   `json:"deleted,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// maxConfigsPerPage bounds include_config, which costs one request per automation.
+const maxConfigsPerPage = 20
+
+func automationTools(d Deps) []*toolkit.Tool {
+	list := toolkit.Define(toolkit.Spec[listAutomationsArgs, toolkit.List[automationItem]]{
+		Name: "ha_list_automations", Toolset: SetAutomations, Title: "List automations",
+		Description: "List automations: entity id, id (needed to update or delete), alias, state (on = enabled), last_triggered, mode. Filter with search and state. " +
+			"include_config adds each one's triggers, conditions and actions (narrow with search first). Paged: limit, offset, next_offset.",
+		ReadOnly: true,
+		Handler: func(ctx context.Context, c *toolkit.Call, a listAutomationsArgs) (toolkit.List[automationItem], error) {
+			all, err := liveStates(ctx, d.HA)
+			if err != nil {
+				return toolkit.List[automationItem]{}, haError(err, false, "")
+			}
+			search := strings.ToLower(a.Search)
+			var items []automationItem
+			for _, s := range all {
+				if s.Domain() != "automation" || a.State != "" && s.State != a.State {
+					continue
+				}
+				it := automationFromState(s)
+				if search != "" && !strings.Contains(strings.ToLower(it.Alias+" "+it.EntityID+" "+it.ID), search) {
+					continue
+				}
+				items = append(items, it)
+			}
+			sort.Slice(items, func(i, j int) bool { return items[i].EntityID < items[j].EntityID })
+			page := a.Page
+			if a.IncludeConfig && (page.Limit == 0 || page.Limit > maxConfigsPerPage) {
+				page.Limit = maxConfigsPerPage
+			}
+			out := toolkit.Paginate(items, page)
+			if a.IncludeConfig {
+				for i := range out.Items {
+					it := &out.Items[i]
+					if it.ID == "" {
+						it.Note = "defined in YAML without an id: not editable through the API"
+						continue
+					}
+					raw, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, it.ID)
+					if err != nil {
+						return toolkit.List[automationItem]{}, haError(err, false, "")
+					}
+					it.Config = raw
+				}
+			}
+			return out, nil
+		},
+	})
+
+	create := toolkit.Define(toolkit.Spec[createAutomationArgs, automationSaved]{
+		Name: "ha_create_automation", Toolset: SetAutomations, Title: "Create an automation",
+		Description: "Create an automation through Home Assistant's automation editor API (stored in automations.yaml, loaded at once). Give config (or automation_yaml) with alias, triggers, actions and optional conditions, mode. " +
+			"It is validated by Home Assistant first; errors name the part at fault. Returns its id and entity id.",
+		Summary: func(a createAutomationArgs) string { return "create " + a.ID },
+		Handler: func(ctx context.Context, c *toolkit.Call, a createAutomationArgs) (automationSaved, error) {
+			cfg, err := a.automationConfigArgs.parse()
+			if err != nil {
+				return automationSaved{}, err
+			}
+			id := a.ID
+			if given, ok := cfg["id"]; ok && given != nil && id == "" {
+				id = fmt.Sprint(given)
+			}
+			delete(cfg, "id")
+			if id == "" {
+				id = strconv.FormatInt(time.Now().UnixMilli(), 10)
+			}
+			if err := checkAutomationID("id", id); err != nil {
+				return automationSaved{}, err
+			}
+			if _, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, id); err == nil {
+				return automationSaved{}, toolkit.InvalidArg("id", "is already used by another automation; pick another id or use ha_update_automation", "")
+			} else if !isNotFound(err) {
+				return automationSaved{}, haError(err, false, "")
+			}
+			if err := saveAutomation(ctx, d, id, cfg); err != nil {
+				return automationSaved{}, err
+			}
+			out := automationSaved{ID: id, Alias: stringOf(cfg["alias"]), Created: true, EntityID: waitAutomationEntity(ctx, d.HA, id)}
+			if out.EntityID == "" {
+				out.Note = "saved; Home Assistant has not shown its entity yet"
+			}
+			return out, nil
+		},
+	})
+
+	update := toolkit.Define(toolkit.Spec[updateAutomationArgs, automationSaved]{
+		Name: "ha_update_automation", Toolset: SetAutomations, Title: "Update an automation",
+		Description: "Replace an automation's configuration (or with merge=true change only the keys given) through Home Assistant's automation editor API; validated first, applied at once. " +
+			"Read the current configuration with ha_list_automations include_config=true. To switch one on or off use ha_call_service automation.turn_on/turn_off instead.",
+		Destructive: true,
+		Summary:     func(a updateAutomationArgs) string { return "update " + a.AutomationID },
+		Handler: func(ctx context.Context, c *toolkit.Call, a updateAutomationArgs) (automationSaved, error) {
+			cfg, err := a.automationConfigArgs.parse()
+			if err != nil {
+				return automationSaved{}, err
+			}
+			id, entityID, err := resolveAutomation(ctx, d.HA, a.AutomationID)
+			if err != nil {
+				return automationSaved{}, err
+			}
+			raw, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, id)
+			if isNotFound(err) {
+				return automationSaved{}, toolkit.NotFound("no automation with id "+id, "ha_list_automations lists the ids")
+			}
+			if err != nil {
+				return automationSaved{}, haError(err, false, "")
+			}
+			if a.Merge {
+				var current map[string]any
+				if err := json.Unmarshal(raw, &current); err != nil {
+					return automationSaved{}, toolkit.Backend("Home Assistant", fmt.Errorf("the stored automation is not an object: %w", err), false, "")
+				}
+				for k, v := range cfg {
+					if v == nil {
+						delete(current, k)
+					} else {
+						current[k] = v
+					}
+				}
+				cfg = current
+			}
+			delete(cfg, "id")
+			if err := saveAutomation(ctx, d, id, cfg); err != nil {
+				return automationSaved{}, err
+			}
+			if entityID == "" {
+				entityID = waitAutomationEntity(ctx, d.HA, id)
+			}
+			return automationSaved{ID: id, EntityID: entityID, Alias: stringOf(cfg["alias"])}, nil
+		},
+	})
+
+	del := toolkit.Define(toolkit.Spec[deleteAutomationArgs, automationSaved]{
+		Name: "ha_delete_automation", Toolset: SetAutomations, Title: "Delete an automation",
+		Description: "Delete an automation through Home Assistant's automation editor API: it is removed from automations.yaml and its entity goes away. Ask the user first and pass confirm=true. " +
+			"To stop it temporarily, turn it off with ha_call_service automation.turn_off instead.",
+		Destructive: true,
+		Summary:     func(a deleteAutomationArgs) string { return "delete " + a.AutomationID },
+		Handler: func(ctx context.Context, c *toolkit.Call, a deleteAutomationArgs) (automationSaved, error) {
+			id, entityID, err := resolveAutomation(ctx, d.HA, a.AutomationID)
+			if err != nil {
+				return automationSaved{}, err
+			}
+			if !a.Confirm {
+				return automationSaved{}, toolkit.Confirmation("delete the automation " + id + " " + entityID)
+			}
+			if err := d.HA.DeleteConfigItem(ctx, homeassistant.KindAutomation, id); err != nil {
+				var api *homeassistant.APIError
+				if errors.As(err, &api) && api.Status == 400 && strings.Contains(api.Message, "not found") {
+					return automationSaved{}, toolkit.NotFound("no automation with id "+id, "ha_list_automations lists the ids")
+				}
+				return automationSaved{}, haError(err, false, "")
+			}
+			return automationSaved{ID: id, EntityID: entityID, Deleted: true}, nil
+		},
+	})
+	return []*toolkit.Tool{list, create, update, del}
+}
+
+func automationFromState(s homeassistant.State) automationItem {
+	it := automationItem{EntityID: s.EntityID, Alias: s.FriendlyName(), State: s.State}
+	it.ID = stringOf(s.Attributes["id"])
+	it.Mode = stringOf(s.Attributes["mode"])
+	if lt := stringOf(s.Attributes["last_triggered"]); lt != "" {
+		if t, err := time.Parse(time.RFC3339Nano, lt); err == nil {
+			lt = t.UTC().Format(time.RFC3339)
+		}
+		it.LastTriggered = lt
+	}
+	return it
+}
+
+// checkAutomationID refuses ids that cannot be one segment of the editor API's path.
+func checkAutomationID(field, id string) error {
+	if id == "" || len(id) > 255 || strings.ContainsAny(id, "/?#\\%") || strings.IndexFunc(id, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return toolkit.InvalidArg(field, "must be an automation id (letters, digits, _ and -, as listed by ha_list_automations) or its entity id", `{"`+field+`": "1718000000000"}`)
+	}
+	return nil
+}
+
+func stringOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func isNotFound(err error) bool {
+	var api *homeassistant.APIError
+	return errors.As(err, &api) && api.Status == 404
+}
+
+// resolveAutomation accepts an automation's id or entity id and returns both (the entity id
+// may be "" when the mirror has not seen it).
+func resolveAutomation(ctx context.Context, ha *homeassistant.Client, ref string) (id, entityID string, err error) {
+	ref = strings.TrimSpace(ref)
+	if err := checkAutomationID("automation_id", ref); err != nil {
+		return "", "", err
+	}
+	all, serr := liveStates(ctx, ha)
+	if serr != nil {
+		return "", "", haError(serr, false, "")
+	}
+	if strings.HasPrefix(ref, "automation.") {
+		for _, s := range all {
+			if s.EntityID == ref {
+				if id := stringOf(s.Attributes["id"]); id != "" {
+					return id, ref, nil
+				}
+				return "", "", &toolkit.Error{Code: "not_editable", Field: "automation_id",
+					Message: ref + " is defined in YAML without an id, so Home Assistant's editor API cannot change it",
+					Hint:    "edit its YAML with ha_read_config / ha_write_config"}
+			}
+		}
+		return "", "", toolkit.NotFound("no automation "+ref, "ha_list_automations lists them")
+	}
+	for _, s := range all {
+		if s.Domain() == "automation" && stringOf(s.Attributes["id"]) == ref {
+			return ref, s.EntityID, nil
+		}
+	}
+	return ref, "", nil
+}
+
+// parse returns the automation as a JSON-ready object from config or automation_yaml.
+func (a automationConfigArgs) parse() (map[string]any, error) {
+	switch {
+	case a.Config != nil && a.AutomationYAML != "":
+		return nil, toolkit.InvalidArg("config", "give either config or automation_yaml, not both", "")
+	case a.Config != nil:
+		return maps.Clone(a.Config), nil
+	case strings.TrimSpace(a.AutomationYAML) == "":
+		return nil, toolkit.InvalidArg("config", "is required (or automation_yaml)", `{"config": {"alias": "Porch light at sunset", "triggers": [{"trigger": "sun", "event": "sunset"}], "actions": [{"action": "light.turn_on", "target": {"entity_id": "light.porch"}}]}}`)
+	}
+	cfg, err := parseAutomationYAML(a.AutomationYAML)
+	if err != nil {
+		return nil, toolkit.InvalidArg("automation_yaml", err.Error(), "")
+	}
+	return cfg, nil
+}
+
+// parseAutomationYAML reads one automation from YAML: a mapping, or a one-item list as
+// copied from automations.yaml. Values become JSON-ready (string keys, times as text).
+func parseAutomationYAML(text string) (map[string]any, error) {
+	var v any
+	if err := yaml.Unmarshal([]byte(text), &v); err != nil {
+		return nil, fmt.Errorf("is not valid YAML: %v", err)
+	}
+	if list, ok := v.([]any); ok {
+		if len(list) != 1 {
+			return nil, fmt.Errorf("holds %d items; give one automation", len(list))
+		}
+		v = list[0]
+	}
+	m, ok := jsonReady(v, 0).(map[string]any)
+	if !ok {
+		return nil, errors.New("must be a mapping with alias, triggers and actions")
+	}
+	return m, nil
+}
+
+// maxYAMLDepth bounds nesting so a hostile document cannot exhaust the stack.
+const maxYAMLDepth = 64
+
+func jsonReady(v any, depth int) any {
+	if depth > maxYAMLDepth {
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonReady(e, depth+1)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = jsonReady(e, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = jsonReady(e, depth+1)
+		}
+		return out
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	case float64:
+		if x != x || x > 1e308 || x < -1e308 { // NaN and infinities have no JSON form
+			return fmt.Sprint(x)
+		}
+	}
+	return v
+}
+
+// validated are the parts of an automation Home Assistant's validate_config checks.
+var validated = [][2]string{{"triggers", "trigger"}, {"conditions", "condition"}, {"actions", "action"}}
+
+// saveAutomation validates the automation with Home Assistant, then stores it under id.
+func saveAutomation(ctx context.Context, d Deps, id string, cfg map[string]any) error {
+	if _, blueprint := cfg["use_blueprint"]; !blueprint {
+		parts := map[string]any{}
+		for _, names := range validated {
+			for _, n := range names {
+				if v, ok := cfg[n]; ok {
+					parts[n] = v
+				}
+			}
+		}
+		for _, need := range []string{"triggers", "actions"} {
+			if parts[need] == nil && parts[strings.TrimSuffix(need, "s")] == nil {
+				return toolkit.InvalidArg("config."+need, "is required", `{"config": {"triggers": [{"trigger": "state", "entity_id": "binary_sensor.door", "to": "on"}], "actions": [{"action": "light.turn_on", "target": {"entity_id": "light.hall"}}]}}`)
+			}
+		}
+		var res map[string]struct {
+			Valid bool    `json:"valid"`
+			Error *string `json:"error"`
+		}
+		if err := d.HA.Call(ctx, "validate_config", parts, &res); err != nil {
+			return haWSError(err, "configuration validation", false, "")
+		}
+		keys := make([]string, 0, len(res))
+		for k := range res {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if r := res[k]; !r.Valid && r.Error != nil {
+				return toolkit.InvalidArg("config."+k, "Home Assistant rejected it: "+*r.Error+"; nothing was saved", "")
+			}
+		}
+	}
+	if err := d.HA.SaveConfigItem(ctx, homeassistant.KindAutomation, id, cfg); err != nil {
+		var api *homeassistant.APIError
+		if errors.As(err, &api) && api.Status == 400 {
+			return toolkit.InvalidArg("config", "Home Assistant rejected it: "+api.Message+"; nothing was saved", "")
+		}
+		return haError(err, false, "")
+	}
+	return nil
+}
+
+// waitAutomationEntity waits briefly for Home Assistant to load the automation and returns
+// its entity id ("" if it has not appeared).
+func waitAutomationEntity(ctx context.Context, ha *homeassistant.Client, id string) string {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		if all, err := liveStates(ctx, ha); err == nil {
+			for _, s := range all {
+				if s.Domain() == "automation" && stringOf(s.Attributes["id"]) == id {
+					return s.EntityID
+				}
+			}
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return ""
+		}
+		select {
+		case <-ctx.Done():
+			return ""
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,462 @@
+package hatools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/supervisor"
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+func init() { registerGroup(supervisorTools) }
+
+// supervisorAPI is the Supervisor's {result,data} API: hamcp's own client inside the add-on,
+// or Home Assistant's supervisor/api WebSocket passthrough when hamcp runs elsewhere with an
+// administrator's token.
+type supervisorAPI interface {
+	Do(ctx context.Context, method, path string, body any, out any) error
+}
+
+func supervisorFor(d Deps) supervisorAPI {
+	if d.Supervisor != nil {
+		return d.Supervisor
+	}
+	return wsSupervisor{d.HA}
+}
+
+// errNoSupervisor: Home Assistant has no Supervisor behind it.
+var errNoSupervisor = errors.New("no supervisor")
+
+type wsSupervisor struct{ ha *homeassistant.Client }
+
+func (w wsSupervisor) Do(ctx context.Context, method, path string, body any, out any) error {
+	msg := map[string]any{"endpoint": path, "method": strings.ToLower(method)}
+	if body != nil {
+		msg["data"] = body
+	}
+	err := w.ha.Call(ctx, "supervisor/api", msg, out)
+	var api *homeassistant.APIError
+	if errors.As(err, &api) {
+		switch {
+		case api.Code == "unknown_command" || strings.Contains(api.Message, "Supervisor is not available"):
+			return errNoSupervisor
+		case strings.Contains(api.Message, "does not exist"):
+			return &supervisor.APIError{Status: http.StatusNotFound, Message: api.Message}
+		case api.Code == "unknown_error":
+			return &supervisor.APIError{Status: http.StatusBadRequest, Message: api.Message}
+		}
+	}
+	return err
+}
+
+// supErr is supError that also explains a missing Supervisor.
+func supErr(err error, feature string, changed bool, next string) error {
+	if errors.Is(err, errNoSupervisor) {
+		return noSupervisor(feature)
+	}
+	return supError(err, changed, next)
+}
+
+// liveStates reads states from the mirror only while it is live, so a tool never answers from
+// a stale copy while Home Assistant is down.
+func liveStates(ctx context.Context, ha *homeassistant.Client) ([]homeassistant.State, error) {
+	if m := ha.Mirror(); m != nil && m.Live() {
+		return m.All(), nil
+	}
+	return ha.States(ctx)
+}
+
+type supervisorInfoArgs struct {
+	Component string `json:"component,omitempty" jsonschema:"one part only: supervisor, core, os or host (default all, summarised)" validate:"omitempty,oneof=all supervisor core os host"`
+}
+
+type versionInfo struct {
+	Version         string `json:"version,omitempty"`
+	VersionLatest   string `json:"version_latest,omitempty"`
+	UpdateAvailable bool   `json:"update_available"`
+}
+
+type supervisorSummary struct {
+	Supervisor  map[string]any    `json:"supervisor,omitempty"`
+	Core        map[string]any    `json:"core,omitempty"`
+	OS          map[string]any    `json:"os,omitempty"`
+	Host        map[string]any    `json:"host,omitempty"`
+	Updates     []map[string]any  `json:"updates,omitempty"`
+	Issues      []map[string]any  `json:"issues,omitempty"`
+	Suggestions []map[string]any  `json:"suggestions,omitempty"`
+	Unhealthy   []string          `json:"unhealthy,omitempty"`
+	Unsupported []string          `json:"unsupported,omitempty"`
+	Unavailable map[string]string `json:"unavailable,omitempty"`
+}
+
+// infoFields are the members of each info object worth a model's attention.
+var infoFields = map[string][]string{
+	"supervisor": {"version", "version_latest", "update_available", "channel", "healthy", "supported", "auto_update"},
+	"core":       {"version", "version_latest", "update_available", "machine", "arch", "boot", "watchdog", "port", "ssl"},
+	"os":         {"version", "version_latest", "update_available", "board", "boot"},
+	"host":       {"hostname", "operating_system", "kernel", "chassis", "deployment", "disk_total", "disk_used", "disk_free", "timezone", "startup_time"},
+}
+
+type listIntegrationsArgs struct {
+	Domain string `json:"domain,omitempty" jsonschema:"only this integration, e.g. hue" validate:"omitempty,domain"`
+	State  string `json:"state,omitempty" jsonschema:"only entries in this state; failing = any error state" validate:"omitempty,oneof=loaded setup_error setup_retry not_loaded failed_unload migration_error setup_in_progress failing"`
+	Search string `json:"search,omitempty" jsonschema:"case-insensitive text matched against domain and title"`
+	toolkit.Page
+}
+
+type integrationItem struct {
+	EntryID    string  `json:"entry_id"`
+	Domain     string  `json:"domain"`
+	Title      string  `json:"title"`
+	State      string  `json:"state"`
+	DisabledBy *string `json:"disabled_by,omitempty"`
+	Reason     *string `json:"reason,omitempty"`
+	Source     string  `json:"source,omitempty"`
+}
+
+// failingStates are config entry states that mean the integration does not work.
+var failingStates = map[string]bool{"setup_error": true, "setup_retry": true, "migration_error": true, "failed_unload": true}
+
+func supervisorTools(d Deps) []*toolkit.Tool {
+	info := toolkit.Define(toolkit.Spec[supervisorInfoArgs, supervisorSummary]{
+		Name: "ha_get_supervisor_info", Toolset: SetMonitoring, Title: "Supervisor, Core, OS and host",
+		Description: "Versions and available updates of the Supervisor, Home Assistant Core, the OS and add-ons, host details (disk, kernel), and the Supervisor's resolution issues and suggestions. " +
+			"component gives one part in full. Needs the Supervisor (Home Assistant OS or Supervised); inside the add-on it works while Home Assistant is down.",
+		ReadOnly: true,
+		Handler: func(ctx context.Context, c *toolkit.Call, a supervisorInfoArgs) (supervisorSummary, error) {
+			api := supervisorFor(d)
+			if a.Component != "" && a.Component != "all" {
+				var raw map[string]any
+				if err := api.Do(ctx, http.MethodGet, "/"+a.Component+"/info", nil, &raw); err != nil {
+					return supervisorSummary{}, supErr(err, "Supervisor information", false, "")
+				}
+				out := supervisorSummary{}
+				switch a.Component {
+				case "supervisor":
+					delete(raw, "addons")
+					out.Supervisor = raw
+				case "core":
+					out.Core = raw
+				case "os":
+					out.OS = raw
+				case "host":
+					out.Host = raw
+				}
+				return out, nil
+			}
+			return supervisorOverview(ctx, api)
+		},
+	})
+
+	integrations := toolkit.Define(toolkit.Spec[listIntegrationsArgs, toolkit.List[integrationItem]]{
+		Name: "ha_list_integrations", Toolset: SetMonitoring, Title: "List integrations",
+		Description: "List the integrations set up in Home Assistant (config entries): domain, title, state (loaded, setup_retry, setup_error…), why one failed, and whether it is disabled. " +
+			"Filter with domain, state (failing = any error state) or search. Paged: limit, offset, next_offset.",
+		ReadOnly: true,
+		Handler: func(ctx context.Context, c *toolkit.Call, a listIntegrationsArgs) (toolkit.List[integrationItem], error) {
+			entries, err := configEntries(ctx, d.HA, a.Domain)
+			if err != nil {
+				return toolkit.List[integrationItem]{}, err
+			}
+			search := strings.ToLower(a.Search)
+			var picked []integrationItem
+			for _, e := range entries {
+				switch {
+				case a.State == "failing" && !failingStates[e.State],
+					a.State != "" && a.State != "failing" && e.State != a.State,
+					search != "" && !strings.Contains(strings.ToLower(e.Domain+" "+e.Title), search):
+					continue
+				}
+				picked = append(picked, e)
+			}
+			return toolkit.Paginate(picked, a.Page), nil
+		},
+	})
+	return []*toolkit.Tool{info, integrations, diagnosticsTool(d)}
+}
+
+// configEntries lists config entries in the compact form (WS config_entries/get).
+func configEntries(ctx context.Context, ha *homeassistant.Client, domain string) ([]integrationItem, error) {
+	payload := map[string]any{}
+	if domain != "" {
+		payload["domain"] = domain
+	}
+	var raw []integrationItem
+	if err := ha.Call(ctx, "config_entries/get", payload, &raw); err != nil {
+		return nil, haWSError(err, "the integrations list", false, "")
+	}
+	for i := range raw {
+		if raw[i].Source == "user" {
+			raw[i].Source = ""
+		}
+	}
+	sort.SliceStable(raw, func(i, j int) bool { return raw[i].Domain < raw[j].Domain })
+	return raw, nil
+}
+
+// supervisorOverview summarises every part; a part that fails is named in unavailable while
+// the rest still answers, except when the Supervisor is missing or unreachable altogether.
+func supervisorOverview(ctx context.Context, api supervisorAPI) (supervisorSummary, error) {
+	out := supervisorSummary{Unavailable: map[string]string{}}
+	parts := map[string]*map[string]any{"supervisor": &out.Supervisor, "core": &out.Core, "os": &out.OS, "host": &out.Host}
+	var addonUpdates []map[string]any
+	for _, name := range []string{"supervisor", "core", "os", "host"} {
+		var raw map[string]any
+		err := api.Do(ctx, http.MethodGet, "/"+name+"/info", nil, &raw)
+		if err != nil {
+			if name == "supervisor" {
+				return supervisorSummary{}, supErr(err, "Supervisor information", false, "")
+			}
+			out.Unavailable[name] = err.Error()
+			continue
+		}
+		if name == "supervisor" {
+			list, _ := raw["addons"].([]any)
+			for _, item := range list {
+				m, _ := item.(map[string]any)
+				if up, _ := m["update_available"].(bool); up {
+					addonUpdates = append(addonUpdates, map[string]any{"kind": "addon", "slug": m["slug"], "name": m["name"],
+						"version": m["version"], "version_latest": m["version_latest"]})
+				}
+			}
+		}
+		*parts[name] = pick(raw, infoFields[name])
+		if up, _ := raw["update_available"].(bool); up && name != "host" {
+			out.Updates = append(out.Updates, map[string]any{"kind": name, "version": raw["version"], "version_latest": raw["version_latest"]})
+		}
+	}
+	out.Updates = append(out.Updates, addonUpdates...)
+	var res supervisor.ResolutionInfo
+	if err := api.Do(ctx, http.MethodGet, "/resolution/info", nil, &res); err != nil {
+		out.Unavailable["resolution"] = err.Error()
+	} else {
+		for _, is := range res.Issues {
+			out.Issues = append(out.Issues, resolutionItem(is))
+		}
+		for _, s := range res.Suggestions {
+			out.Suggestions = append(out.Suggestions, resolutionItem(s))
+		}
+		out.Unhealthy, out.Unsupported = res.Unhealthy, res.Unsupported
+	}
+	if len(out.Unavailable) == 0 {
+		out.Unavailable = nil
+	}
+	return out, nil
+}
+
+func resolutionItem(r supervisor.ResolutionItem) map[string]any {
+	m := map[string]any{"type": r.Type, "context": r.Context}
+	if r.Reference != nil {
+		m["reference"] = *r.Reference
+	}
+	return m
+}
+
+// pick keeps the named members of an object.
+func pick(m map[string]any, keys []string) map[string]any {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		if v, ok := m[k]; ok && v != nil {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+type diagnosticsArgs struct{}
+
+type diagnostics struct {
+	Summary      []string          `json:"summary"`
+	Entities     entityHealth      `json:"entities"`
+	Integrations integrationHealth `json:"integrations"`
+	Repairs      []map[string]any  `json:"repairs,omitempty"`
+	Supervisor   map[string]any    `json:"supervisor,omitempty"`
+	Recorder     map[string]any    `json:"recorder,omitempty"`
+	Config       *configCheck      `json:"config,omitempty"`
+	NotChecked   map[string]string `json:"not_checked,omitempty"`
+}
+
+type entityHealth struct {
+	Total               int            `json:"total"`
+	Unavailable         int            `json:"unavailable"`
+	Unknown             int            `json:"unknown"`
+	UnavailableByDomain map[string]int `json:"unavailable_by_domain,omitempty"`
+	Sample              []string       `json:"unavailable_sample,omitempty"`
+}
+
+type integrationHealth struct {
+	Total    int               `json:"total"`
+	Disabled int               `json:"disabled"`
+	Failing  []integrationItem `json:"failing,omitempty"`
+}
+
+// Bounds on the lists a health summary carries.
+const (
+	maxDiagnosticSample = 10
+	maxDiagnosticItems  = 20
+)
+
+func diagnosticsTool(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[diagnosticsArgs, diagnostics]{
+		Name: "ha_get_diagnostics", Toolset: SetMonitoring, Title: "Health check",
+		Description: "One health summary of the home: unavailable entities by domain, integrations that failed to set up and why, open repair issues, Supervisor issues, recorder state and the configuration check. " +
+			"Start troubleshooting here; then ha_get_logs (search the integration) or ha_list_integrations for details.",
+		ReadOnly: true,
+		Handler: func(ctx context.Context, c *toolkit.Call, a diagnosticsArgs) (diagnostics, error) {
+			all, err := liveStates(ctx, d.HA)
+			if err != nil {
+				return diagnostics{}, alsoTry(haError(err, false, ""), "ha_get_supervisor_info and ha_get_logs still work through the Supervisor while Home Assistant is down")
+			}
+			out := diagnostics{Entities: entitySummary(all), NotChecked: map[string]string{}}
+			entries, err := configEntries(ctx, d.HA, "")
+			if err != nil {
+				return diagnostics{}, err
+			}
+			out.Integrations.Total = len(entries)
+			for _, e := range entries {
+				if e.DisabledBy != nil {
+					out.Integrations.Disabled++
+				}
+				if failingStates[e.State] && len(out.Integrations.Failing) < maxDiagnosticItems {
+					out.Integrations.Failing = append(out.Integrations.Failing, e)
+				}
+			}
+			out.Repairs = repairIssues(ctx, d.HA, out.NotChecked)
+			var rec map[string]any
+			if err := d.HA.Call(ctx, "recorder/info", nil, &rec); err != nil {
+				out.NotChecked["recorder"] = toolkit.AsError(haWSError(err, "recorder information", false, "")).Message
+			} else {
+				out.Recorder = pick(rec, []string{"recording", "thread_running", "backlog", "migration_in_progress"})
+			}
+			if check, err := checkConfig(ctx, d); err != nil {
+				out.NotChecked["config"] = toolkit.AsError(err).Message
+			} else {
+				out.Config = &check
+			}
+			if d.Supervisor != nil {
+				var res supervisor.ResolutionInfo
+				if err := d.Supervisor.Do(ctx, http.MethodGet, "/resolution/info", nil, &res); err != nil {
+					out.NotChecked["supervisor"] = err.Error()
+				} else {
+					sup := map[string]any{}
+					var issues []map[string]any
+					for _, is := range res.Issues {
+						issues = append(issues, resolutionItem(is))
+					}
+					if len(issues) > 0 {
+						sup["issues"] = issues
+					}
+					if len(res.Unhealthy) > 0 {
+						sup["unhealthy"] = res.Unhealthy
+					}
+					if len(res.Unsupported) > 0 {
+						sup["unsupported"] = res.Unsupported
+					}
+					if len(sup) > 0 {
+						out.Supervisor = sup
+					}
+				}
+			}
+			if len(out.NotChecked) == 0 {
+				out.NotChecked = nil
+			}
+			out.Summary = summarise(out)
+			return out, nil
+		},
+	})
+}
+
+func entitySummary(all []homeassistant.State) entityHealth {
+	h := entityHealth{Total: len(all), UnavailableByDomain: map[string]int{}}
+	for _, s := range all {
+		switch s.State {
+		case "unavailable":
+			h.Unavailable++
+			h.UnavailableByDomain[s.Domain()]++
+			if len(h.Sample) < maxDiagnosticSample {
+				h.Sample = append(h.Sample, s.EntityID)
+			}
+		case "unknown":
+			h.Unknown++
+		}
+	}
+	sort.Strings(h.Sample)
+	if len(h.UnavailableByDomain) == 0 {
+		h.UnavailableByDomain = nil
+	}
+	return h
+}
+
+// repairIssues lists open (not ignored) repair issues, most severe first.
+func repairIssues(ctx context.Context, ha *homeassistant.Client, notChecked map[string]string) []map[string]any {
+	var res struct {
+		Issues []struct {
+			Domain            string  `json:"domain"`
+			IssueID           string  `json:"issue_id"`
+			Severity          string  `json:"severity"`
+			TranslationKey    string  `json:"translation_key"`
+			Ignored           bool    `json:"ignored"`
+			BreaksInHAVersion *string `json:"breaks_in_ha_version"`
+			IsFixable         bool    `json:"is_fixable"`
+		} `json:"issues"`
+	}
+	if err := ha.Call(ctx, "repairs/list_issues", nil, &res); err != nil {
+		notChecked["repairs"] = toolkit.AsError(haWSError(err, "repairs", false, "")).Message
+		return nil
+	}
+	rank := map[string]int{"critical": 0, "error": 1, "warning": 2}
+	sort.SliceStable(res.Issues, func(i, j int) bool { return rank[res.Issues[i].Severity] < rank[res.Issues[j].Severity] })
+	var out []map[string]any
+	for _, is := range res.Issues {
+		if is.Ignored || len(out) >= maxDiagnosticItems {
+			continue
+		}
+		m := map[string]any{"domain": is.Domain, "issue_id": is.IssueID, "severity": is.Severity, "key": is.TranslationKey, "fixable": is.IsFixable}
+		if is.BreaksInHAVersion != nil {
+			m["breaks_in"] = *is.BreaksInHAVersion
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// summarise states the findings in a few lines, worst first.
+func summarise(dg diagnostics) []string {
+	var out []string
+	if dg.Config != nil && !dg.Config.valid() {
+		out = append(out, "the configuration is invalid: "+dg.Config.Errors)
+	}
+	for _, e := range dg.Integrations.Failing {
+		line := fmt.Sprintf("%s (%s) is %s", e.Domain, e.Title, e.State)
+		if e.Reason != nil {
+			line += ": " + *e.Reason
+		}
+		out = append(out, line)
+	}
+	if n := dg.Entities.Unavailable; n > 0 {
+		domains := make([]string, 0, len(dg.Entities.UnavailableByDomain))
+		for dom, c := range dg.Entities.UnavailableByDomain {
+			domains = append(domains, fmt.Sprintf("%s %d", dom, c))
+		}
+		sort.Strings(domains)
+		out = append(out, fmt.Sprintf("%d of %d entities unavailable (%s)", n, dg.Entities.Total, strings.Join(domains, ", ")))
+	}
+	if n := len(dg.Repairs); n > 0 {
+		out = append(out, fmt.Sprintf("%d open repair issue(s)", n))
+	}
+	if issues, ok := dg.Supervisor["issues"].([]map[string]any); ok && len(issues) > 0 {
+		out = append(out, fmt.Sprintf("%d Supervisor issue(s)", len(issues)))
+	}
+	if dg.Recorder != nil && dg.Recorder["recording"] == false {
+		out = append(out, "the recorder is not recording")
+	}
+	if len(out) == 0 {
+		out = append(out, "no problems found")
+	}
+	return out
+}
