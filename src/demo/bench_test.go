@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/sim"
 )
 
 // benchCall measures one tools/call round trip through a connected client.
@@ -43,4 +45,17 @@ func BenchmarkToolCallStdio(b *testing.B) {
 	}
 	defer cs.Close()
 	benchCall(b, cs, "ha_get_entity_details", map[string]any{"entity_id": "sun.sun"})
+}
+
+// BenchmarkGetStatesCached and BenchmarkGetStatesFromHA compare ha_get_states served from
+// hamcp's live state mirror with the same call read from Home Assistant (fresh=true), on a
+// 3,000-entity simulated home, through a real MCP HTTP session.
+func BenchmarkGetStatesCached(b *testing.B) {
+	e := startDemoWith(b, sim.Options{HistoryDays: -1, ExtraSensors: 2900}, nil)
+	benchCall(b, e.client(b, nil), "ha_get_states", map[string]any{"domain": "sensor", "limit": 20})
+}
+
+func BenchmarkGetStatesFromHA(b *testing.B) {
+	e := startDemoWith(b, sim.Options{HistoryDays: -1, ExtraSensors: 2900}, nil)
+	benchCall(b, e.client(b, nil), "ha_get_states", map[string]any{"domain": "sensor", "limit": 20, "fresh": true})
 }

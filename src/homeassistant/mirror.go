@@ -40,7 +40,12 @@ func newStateMirror() *StateMirror {
 
 // All returns every state sorted by entity id. The slice is the caller's; attribute maps are
 // shared and must not be modified.
-func (m *StateMirror) All() []State {
+func (m *StateMirror) All() []State { return slices.Clone(m.Snapshot()) }
+
+// Snapshot returns every state sorted by entity id without copying: the slice is shared by all
+// readers and must not be modified. A change builds a new slice, so a snapshot never changes
+// under its reader. Readers that only filter (the hot path of state listings) use it.
+func (m *StateMirror) Snapshot() []State {
 	m.mu.RLock()
 	cached := m.sorted
 	m.mu.RUnlock()
@@ -56,7 +61,7 @@ func (m *StateMirror) All() []State {
 		cached = m.sorted
 		m.mu.Unlock()
 	}
-	return slices.Clone(cached)
+	return cached
 }
 
 // Get returns one entity's state.

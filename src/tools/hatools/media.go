@@ -97,19 +97,9 @@ type playerResult struct {
 	Note     string   `json:"note,omitempty"`
 }
 
-// playerState reads one entity from the mirror, or from HA when the mirror is not ready.
+// playerState reads one media player.
 func playerState(ctx context.Context, ha *homeassistant.Client, id string) (homeassistant.State, error) {
-	if m := ha.Mirror(); m != nil && m.Ready() {
-		if s, ok := m.Get(id); ok {
-			return s, nil
-		}
-		return homeassistant.State{}, toolkit.NotFound("no entity "+id, "find media players with ha_get_states domain=media_player")
-	}
-	s, err := ha.State(ctx, id)
-	if err != nil {
-		return s, haError(err, false, "find media players with ha_get_states domain=media_player")
-	}
-	return s, nil
+	return stateOf(ctx, ha, id, "find media players with ha_get_states domain=media_player")
 }
 
 // supportedActions lists the actions a player's supported_features allow.

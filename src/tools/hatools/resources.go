@@ -59,7 +59,6 @@ func Resources(d Deps) func(s *mcp.Server, readOnly bool) {
 			if err != nil {
 				return nil, err
 			}
-			sort.Slice(all, func(i, j int) bool { return all[i].EntityID < all[j].EntityID })
 			type row struct {
 				ID    string `json:"entity_id"`
 				State string `json:"state"`
@@ -77,14 +76,7 @@ func Resources(d Deps) func(s *mcp.Server, readOnly bool) {
 			MIMEType:    "application/json",
 		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			id := strings.TrimPrefix(req.Params.URI, entityURIPrefix)
-			if m := d.HA.Mirror(); m != nil && m.Ready() {
-				st, ok := m.Get(id)
-				if !ok {
-					return nil, mcp.ResourceNotFoundError(req.Params.URI)
-				}
-				return jsonResource(req.Params.URI, compact(st, true))
-			}
-			st, err := d.HA.State(ctx, id)
+			st, err := stateOf(ctx, d.HA, id, "")
 			if err != nil {
 				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}

@@ -70,8 +70,32 @@ func project(e Entity, fields []string) map[string]any {
 
 // states reads all states from the mirror when it is live, and from HA otherwise.
 func states(ctx context.Context, ha *homeassistant.Client) ([]homeassistant.State, error) {
-	if m := ha.Mirror(); m != nil && m.Ready() {
-		return m.All(), nil
+	return readStates(ctx, ha, false)
+}
+
+// stateOf reads one entity the same way: the live mirror, else Home Assistant. A missing
+// entity is a not_found error whose hint is next.
+func stateOf(ctx context.Context, ha *homeassistant.Client, id, next string) (homeassistant.State, error) {
+	if m := ha.Mirror(); m != nil && m.Ready() && m.Live() {
+		if s, ok := m.Get(id); ok {
+			return s, nil
+		}
+		return homeassistant.State{}, toolkit.NotFound("no entity "+id, next)
+	}
+	s, err := ha.State(ctx, id)
+	if err != nil {
+		return s, haError(err, false, next)
+	}
+	return s, nil
+}
+
+// readStates serves states from the mirror while it is live (kept current by state_changed
+// events), and from Home Assistant otherwise or when fresh is asked for. A mirror that lost its
+// connection is not trusted: the caller gets HA's answer, or HA's error.
+func readStates(ctx context.Context, ha *homeassistant.Client, fresh bool) ([]homeassistant.State, error) {
+	if m := ha.Mirror(); !fresh && m != nil && m.Ready() && m.Live() {
+		// Callers filter and sort copies; the shared snapshot is never written to.
+		return m.Snapshot(), nil
 	}
 	return ha.States(ctx)
 }
@@ -86,6 +110,7 @@ type getStatesArgs struct {
 	EntityIDs   []string `json:"entity_ids,omitempty" jsonschema:"only these entities" validate:"omitempty,max=200,dive,entity_id"`
 	Fields      []string `json:"fields,omitempty" jsonschema:"fields to return per entity: entity_id, state, name, unit, device_class, last_changed, last_updated, attributes" validate:"omitempty,dive,oneof=entity_id state name unit device_class last_changed last_updated attributes"`
 	Detail      string   `json:"detail,omitempty" jsonschema:"summary (default) or full (all attributes; large)" validate:"omitempty,oneof=summary full"`
+	Fresh       bool     `json:"fresh,omitempty" jsonschema:"read from Home Assistant instead of hamcp's live copy (slower; rarely needed)"`
 	toolkit.Page
 }
 
@@ -139,7 +164,7 @@ func stateTools(d Deps) []*toolkit.Tool {
 			"For one entity's attributes use ha_get_entity_details; for the past use ha_get_history.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a getStatesArgs) (toolkit.List[any], error) {
-			all, err := states(ctx, d.HA)
+			all, err := readStates(ctx, d.HA, a.Fresh)
 			if err != nil {
 				return toolkit.List[any]{}, haError(err, false, "")
 			}
@@ -191,15 +216,9 @@ func stateTools(d Deps) []*toolkit.Tool {
 			"Use it before controlling an entity to learn what it supports. Do not call it in a loop over many entities: use ha_get_states with filters instead.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a getEntityArgs) (Entity, error) {
-			if m := d.HA.Mirror(); m != nil && m.Ready() {
-				if s, ok := m.Get(a.EntityID); ok {
-					return compact(s, true), nil
-				}
-				return Entity{}, toolkit.NotFound("no entity "+a.EntityID, "find entity ids with ha_get_states (search, domain)")
-			}
-			s, err := d.HA.State(ctx, a.EntityID)
+			s, err := stateOf(ctx, d.HA, a.EntityID, "find entity ids with ha_get_states (search, domain)")
 			if err != nil {
-				return Entity{}, haError(err, false, "find entity ids with ha_get_states (search, domain)")
+				return Entity{}, err
 			}
 			return compact(s, true), nil
 		},
