@@ -5,8 +5,8 @@ package homeassistant
 import (
 	"errors"
 	"fmt"
+	"github.com/hamcp/hamcp/src/internal/httpx"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -126,21 +126,7 @@ func (c *Client) Close() error {
 	return nil
 }
 
-func defaultHTTPClient() *http.Client {
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		TLSHandshakeTimeout:   10 * time.Second,
-		MaxIdleConnsPerHost:   8,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		// HTTP/1.1 only: the WebSocket upgrade shares this transport, and an HTTP/2 connection
-		// negotiated with a TLS reverse proxy cannot be upgraded.
-	}
-	// No overall Timeout: service calls and restarts block for as long as HA works on them, so
-	// each request gets a deadline from its context (restTimeout when the caller set none).
-	return &http.Client{Transport: tr}
-}
+func defaultHTTPClient() *http.Client { return httpx.NewClient(8) }
 
 // deriveURLs normalises the base URL and derives the WebSocket endpoint. Standalone HA serves
 // it at /api/websocket; the Supervisor proxy (…/core) serves it at /core/websocket.

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hamcp/hamcp/src/internal/httpx"
 	"net/http"
-	"strings"
 )
 
 // ErrUnavailable means Home Assistant could not be reached (connection refused, DNS, timeout, a
@@ -124,31 +124,8 @@ func rawString(raw json.RawMessage) string {
 	return ""
 }
 
-// clean makes an untrusted message safe for one log line: valid UTF-8, no control characters,
-// bounded length.
-func clean(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	var b strings.Builder
-	truncated := false
-	for _, r := range s {
-		if b.Len() >= maxErrorMessage {
-			truncated = true
-			break
-		}
-		switch {
-		case r == '\n' || r == '\r' || r == '\t':
-			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f:
-		default:
-			b.WriteRune(r)
-		}
-	}
-	out := strings.TrimSpace(b.String())
-	if truncated {
-		out += "…"
-	}
-	return out
-}
+// clean makes an untrusted message safe for one log line.
+func clean(s string) string { return httpx.CleanLine(s, maxErrorMessage) }
 
 // unavailable wraps a transport failure so it matches ErrUnavailable and still exposes the cause.
 func unavailable(where string, cause error) error {

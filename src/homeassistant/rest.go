@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hamcp/hamcp/src/internal/httpx"
 	"io"
 	"net"
 	"net/http"
@@ -69,11 +70,7 @@ func (c *Client) roundTrip(ctx context.Context, req request, read func(*http.Res
 	if err != nil {
 		return c.transportError(ctx, err)
 	}
-	defer func() {
-		// Drain a little so the connection can be reused, then close.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		_ = resp.Body.Close()
-	}()
+	defer httpx.DrainClose(resp)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return parseErrorBody(resp.StatusCode, data)
@@ -95,12 +92,7 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("homeassistant: request to %s cancelled: %w", c.base, ctx.Err())
 	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		// url.Error repeats the URL; the cause alone reads better after "at <base>".
-		err = uerr.Err
-	}
-	return unavailable(c.base, err)
+	return unavailable(c.base, httpx.Cause(err))
 }
 
 // isNetError reports a failure of the connection itself while a body was being read.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/hamcp/hamcp/src/internal/httpx"
 	"io"
 	"log/slog"
 	"net"
@@ -73,13 +74,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
-		hc = &http.Client{Transport: &http.Transport{
-			Proxy:               http.ProxyFromEnvironment,
-			DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			TLSHandshakeTimeout: 10 * time.Second,
-			MaxIdleConnsPerHost: 4,
-			IdleConnTimeout:     90 * time.Second,
-		}}
+		hc = httpx.NewClient(4)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -181,10 +176,7 @@ func (c *Client) roundTrip(ctx context.Context, method, path string, body []byte
 	if err != nil {
 		return c.transportError(ctx, err)
 	}
-	defer func() {
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		_ = resp.Body.Close()
-	}()
+	defer httpx.DrainClose(resp)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return parseErrorBody(resp.StatusCode, data)
@@ -203,11 +195,7 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return fmt.Errorf("supervisor: request to %s cancelled: %w", c.base, ctx.Err())
 	}
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		err = uerr.Err
-	}
-	return fmt.Errorf("%w at %s: %w", ErrUnavailable, c.base, err)
+	return fmt.Errorf("%w at %s: %w", ErrUnavailable, c.base, httpx.Cause(err))
 }
 
 // checkPath keeps caller-supplied paths inside the API: absolute, no traversal, no query.
