@@ -51,7 +51,8 @@ type createAutomationArgs struct {
 type updateAutomationArgs struct {
 	AutomationID string `json:"automation_id" jsonschema:"the automation's id, or its entity id (automation.…)" validate:"required" example:"1718000000000"`
 	automationConfigArgs
-	Merge bool `json:"merge,omitempty" jsonschema:"change only the keys given (null removes a key); default replaces the whole automation"`
+	Merge   bool `json:"merge,omitempty" jsonschema:"change only the keys given (null removes a key); default replaces the whole automation"`
+	Confirm bool `json:"confirm,omitempty" jsonschema:"must be true: show the user the change and ask first"`
 }
 
 type deleteAutomationArgs struct {
@@ -158,10 +159,14 @@ func automationTools(d Deps) []*toolkit.Tool {
 	update := toolkit.Define(toolkit.Spec[updateAutomationArgs, automationSaved]{
 		Name: "ha_update_automation", Toolset: SetAutomations, Title: "Update an automation",
 		Description: "Replace an automation's configuration (or with merge=true change only the keys given) through Home Assistant's automation editor API; validated first, applied at once. " +
-			"Read the current configuration with ha_list_automations include_config=true. To switch one on or off use ha_call_service automation.turn_on/turn_off instead.",
+			"Read the current configuration with ha_list_automations include_config=true. The old configuration is overwritten: needs confirm=true after showing the user the change. " +
+			"To switch one on or off use ha_call_service automation.turn_on/turn_off instead.",
 		Destructive: true,
 		Summary:     func(a updateAutomationArgs) string { return "update " + a.AutomationID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a updateAutomationArgs) (automationSaved, error) {
+			if !a.Confirm {
+				return automationSaved{}, toolkit.Confirmation("overwrite automation " + a.AutomationID)
+			}
 			cfg, err := a.automationConfigArgs.parse()
 			if err != nil {
 				return automationSaved{}, err

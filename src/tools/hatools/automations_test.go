@@ -95,10 +95,11 @@ func TestAutomationLifecycle(t *testing.T) {
 			"triggers": []any{map[string]any{"trigger": "telepathy"}}, "actions": []any{map[string]any{"action": "light.turn_on"}}}}, "invalid_argument", "Home Assistant rejected"},
 		{"HA rejects mode (REST 400)", "ha_create_automation", map[string]any{"config": map[string]any{"alias": "x", "mode": "sometimes",
 			"triggers": []any{map[string]any{"trigger": "sun", "event": "sunset"}}, "actions": []any{map[string]any{"action": "light.turn_on"}}}}, "invalid_argument", "Message malformed"},
-		{"update unknown id (HA 404)", "ha_update_automation", map[string]any{"automation_id": "nope", "config": config}, "not_found", "nope"},
-		{"update unknown entity", "ha_update_automation", map[string]any{"automation_id": "automation.nope", "config": config}, "not_found", "automation.nope"},
-		{"update needs id", "ha_update_automation", map[string]any{"config": config}, "invalid_argument", "automation_id"},
-		{"hostile id", "ha_update_automation", map[string]any{"automation_id": "../script/config/x", "config": config}, "invalid_argument", "automation_id"},
+		{"update unknown id (HA 404)", "ha_update_automation", map[string]any{"confirm": true, "automation_id": "nope", "config": config}, "not_found", "nope"},
+		{"update unknown entity", "ha_update_automation", map[string]any{"confirm": true, "automation_id": "automation.nope", "config": config}, "not_found", "automation.nope"},
+		{"update needs confirm", "ha_update_automation", map[string]any{"automation_id": "nope", "config": config}, "confirmation_required", "confirm"},
+		{"update needs id", "ha_update_automation", map[string]any{"confirm": true, "config": config}, "invalid_argument", "automation_id"},
+		{"hostile id", "ha_update_automation", map[string]any{"confirm": true, "automation_id": "../script/config/x", "config": config}, "invalid_argument", "automation_id"},
 		{"hostile new id", "ha_create_automation", map[string]any{"config": config, "id": "a?b=c"}, "invalid_argument", "id"},
 		{"delete needs confirm", "ha_delete_automation", map[string]any{"automation_id": "porch_sunset"}, "confirmation_required", "porch_sunset"},
 		{"delete unknown (HA 400)", "ha_delete_automation", map[string]any{"automation_id": "ghost", "confirm": true}, "not_found", "ghost"},
@@ -107,7 +108,7 @@ func TestAutomationLifecycle(t *testing.T) {
 	}
 
 	t.Run("merge update", func(t *testing.T) {
-		r := e.ok(t, "ha_update_automation", map[string]any{"automation_id": "automation.porch_light_at_sunset", "merge": true,
+		r := e.ok(t, "ha_update_automation", map[string]any{"confirm": true, "automation_id": "automation.porch_light_at_sunset", "merge": true,
 			"config": map[string]any{"alias": "Porch light at dusk", "description": "warm light", "mode": nil}})
 		if r["id"] != "porch_sunset" || r["entity_id"] != "automation.porch_light_at_sunset" {
 			t.Fatalf("update: %v", r)
@@ -124,7 +125,7 @@ func TestAutomationLifecycle(t *testing.T) {
 	})
 
 	t.Run("replace update", func(t *testing.T) {
-		e.ok(t, "ha_update_automation", map[string]any{"automation_id": "porch_sunset", "automation_yaml": "alias: Porch\ntriggers:\n  - trigger: sun\n    event: sunrise\nactions:\n  - action: light.turn_off\n    target:\n      entity_id: light.porch\n"})
+		e.ok(t, "ha_update_automation", map[string]any{"confirm": true, "automation_id": "porch_sunset", "automation_yaml": "alias: Porch\ntriggers:\n  - trigger: sun\n    event: sunrise\nactions:\n  - action: light.turn_off\n    target:\n      entity_id: light.porch\n"})
 		cfg := admItems(t, e.ok(t, "ha_list_automations", map[string]any{"search": "porch_sunset", "include_config": true}), "items")[0]["config"].(map[string]any)
 		if cfg["description"] != nil || cfg["alias"] != "Porch" {
 			t.Fatalf("replaced config: %v", cfg)
@@ -144,7 +145,7 @@ func TestAutomationLifecycle(t *testing.T) {
 	t.Run("down", func(t *testing.T) {
 		e.down(t)
 		e.fails(t, "ha_create_automation", map[string]any{"config": config}, "backend_unavailable", "not reachable")
-		e.fails(t, "ha_update_automation", map[string]any{"automation_id": "x", "config": config}, "backend_unavailable", "not reachable")
+		e.fails(t, "ha_update_automation", map[string]any{"confirm": true, "automation_id": "x", "config": config}, "backend_unavailable", "not reachable")
 		e.fails(t, "ha_delete_automation", map[string]any{"automation_id": "x", "confirm": true}, "backend_unavailable", "not reachable")
 	})
 }
