@@ -394,11 +394,18 @@ func nextStep(p string) string {
 }
 
 // backupName encodes a config path and a time into a backup file name:
-// packages/lights.yaml at t → packages__lights.yaml.20260102T030405.678Z.bak
+// packages/lights.yaml at t → packages=2Flights.yaml.20260102T030405.678Z.bak
 func backupName(p string, t time.Time) string {
-	rel := strings.ReplaceAll(strings.TrimPrefix(p, "/config/"), "/", "__")
+	rel := backupEscape.Replace(strings.TrimPrefix(p, "/config/"))
 	return rel + "." + t.Format("20060102T150405.000Z") + ".bak"
 }
+
+// Backup names flatten a path into one file name. "=" escapes both itself and "/", so every
+// path has exactly one name and every name one path ("a_/b" and "a/_b" stay apart).
+var (
+	backupEscape   = strings.NewReplacer("=", "=3D", "/", "=2F")
+	backupUnescape = strings.NewReplacer("=2F", "/", "=3D", "=")
+)
 
 // parseBackupName reverses backupName.
 func parseBackupName(name string) (of string, t time.Time, ok bool) {
@@ -414,7 +421,7 @@ func parseBackupName(name string) (of string, t time.Time, ok bool) {
 	if rel == "" {
 		return "", time.Time{}, false
 	}
-	return "/config/" + strings.ReplaceAll(rel, "__", "/"), t, true
+	return "/config/" + backupUnescape.Replace(rel), t, true
 }
 
 // backupFile writes a timestamped copy of old and prunes copies beyond keepBackups.
