@@ -49,8 +49,7 @@ func (e *APIError) Is(target error) bool {
 		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden ||
 			e.Code == "unauthorized" || e.Code == "auth_invalid"
 	case ErrUnavailable:
-		return e.Status == http.StatusBadGateway || e.Status == http.StatusServiceUnavailable ||
-			e.Status == http.StatusGatewayTimeout
+		return httpx.GatewayDown(e.Status)
 	}
 	return false
 }

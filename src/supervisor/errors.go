@@ -32,8 +32,7 @@ func (e *APIError) Is(target error) bool {
 	case ErrUnauthorized:
 		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
 	case ErrUnavailable:
-		return e.Status == http.StatusBadGateway || e.Status == http.StatusServiceUnavailable ||
-			e.Status == http.StatusGatewayTimeout
+		return httpx.GatewayDown(e.Status)
 	}
 	return false
 }

@@ -28,6 +28,12 @@ func NewClient(maxIdlePerHost int) *http.Client {
 	}}
 }
 
+// GatewayDown reports a status a proxy answers when the service behind it is down (the
+// Supervisor's /core proxy while Home Assistant restarts, a reverse proxy in front of HA).
+func GatewayDown(status int) bool {
+	return status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout
+}
+
 // DrainClose reads a little of what is left of a body, so the connection can be reused, and closes it.
 func DrainClose(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))

@@ -89,6 +89,27 @@ func readBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r.Body, maxBody))
 }
 
+// readObject reads a JSON object body the way most HA views do, answering 400 with the view's
+// own messages for invalid JSON and for JSON that is not an object.
+func readObject(w http.ResponseWriter, r *http.Request, invalidJSON, notObject string) (map[string]any, bool) {
+	body, err := readBody(r)
+	if err != nil {
+		plain(w, 400, badRequest)
+		return nil, false
+	}
+	var v any
+	if err := decodeJSON(body, &v); err != nil {
+		message(w, 400, invalidJSON)
+		return nil, false
+	}
+	data, ok := v.(map[string]any)
+	if !ok {
+		message(w, 400, notObject)
+		return nil, false
+	}
+	return data, true
+}
+
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, p params, u *user) {
 	counts := s.h.Listeners()
 	names := make([]string, 0, len(counts))
@@ -241,19 +262,8 @@ func (s *Server) getState(w http.ResponseWriter, r *http.Request, p params, u *u
 }
 
 func (s *Server) postState(w http.ResponseWriter, r *http.Request, p params, u *user) {
-	body, err := readBody(r)
-	if err != nil {
-		plain(w, 400, badRequest)
-		return
-	}
-	var v any
-	if err := decodeJSON(body, &v); err != nil {
-		message(w, 400, "Invalid JSON specified.")
-		return
-	}
-	data, ok := v.(map[string]any)
+	data, ok := readObject(w, r, "Invalid JSON specified.", "State data should be a JSON object")
 	if !ok {
-		message(w, 400, "State data should be a JSON object")
 		return
 	}
 	stRaw, ok := data["state"]

@@ -304,19 +304,8 @@ func logbookJSON(e logbookEntry, withName bool) map[string]any {
 
 // handleIntent is POST /api/intent/handle for the basic on/off intents.
 func (s *Server) handleIntent(w http.ResponseWriter, r *http.Request, p params, u *user) {
-	body, err := readBody(r)
-	if err != nil {
-		plain(w, 400, badRequest)
-		return
-	}
-	var v any
-	if err := decodeJSON(body, &v); err != nil {
-		message(w, 400, "Invalid JSON.")
-		return
-	}
-	m, ok := v.(map[string]any)
+	m, ok := validatedBody(w, r)
 	if !ok {
-		message(w, 400, "Message format incorrect: expected a dictionary")
 		return
 	}
 	name, ok := m["name"].(string)

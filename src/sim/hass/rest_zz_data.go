@@ -84,22 +84,7 @@ func dataRoutes(s *Server, rt *router) {
 
 // validatedBody reads a JSON object the way RequestDataValidator does.
 func validatedBody(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
-	body, err := readBody(r)
-	if err != nil {
-		plain(w, 400, badRequest)
-		return nil, false
-	}
-	var v any
-	if err := decodeJSON(body, &v); err != nil {
-		message(w, 400, "Invalid JSON.")
-		return nil, false
-	}
-	data, ok := v.(map[string]any)
-	if !ok {
-		message(w, 400, "Message format incorrect: expected a dictionary")
-		return nil, false
-	}
-	return data, true
+	return readObject(w, r, "Invalid JSON.", "Message format incorrect: expected a dictionary")
 }
 
 // conversationREST is ConversationProcessView: the same answer as WS conversation/process.
