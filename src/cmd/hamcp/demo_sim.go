@@ -1,0 +1,23 @@
+//go:build !nosim
+
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/demo"
+	"github.com/hamcp/hamcp/src/sim"
+)
+
+// The default build carries the simulated home for `hamcp demo` and `hamcp stdio --demo`; the
+// add-on builds with -tags nosim (demo_nosim.go) and leaves it out.
+type (
+	demoRun  = demo.Demo
+	demoInfo = demo.Info
+)
+
+func startDemo(ctx context.Context, cfg *config.Config, dir string, logger *slog.Logger) (*demoRun, error) {
+	return demo.Start(ctx, cfg, sim.Options{Dir: dir}, logger)
+}
