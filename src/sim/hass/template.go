@@ -1,34 +1,27 @@
 package hass
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/hamcp/hamcp/src/sim/home"
+	"github.com/nikolalohinski/gonja/v2/nodes"
 )
 
 // RenderTemplate renders src against a snapshot. It returns the text, what
 // the render listened to, and a *TemplateError on failure.
 func RenderTemplate(src string, vars map[string]any, snap *home.Snapshot) (string, Listeners, error) {
-	nodes, err := parseTemplate(src)
+	t, err := compile(src)
 	if err != nil {
 		return "", Listeners{}, err
 	}
-	r := newRenderer(snap, vars)
-	r.source = src
-	if err := r.run(nodes); err != nil {
-		return "", r.listeners(), asTemplateError(err)
+	r := newRenderer(snap, src)
+	out, err := r.render(t, vars)
+	if err != nil {
+		return "", r.listeners(), err
 	}
-	return r.out.String(), r.listeners(), nil
-}
-
-func asTemplateError(err error) error {
-	if _, ok := err.(*TemplateError); ok {
-		return err
-	}
-	return &TemplateError{Kind: "TemplateError", Msg: err.Error()}
+	return out, r.listeners(), nil
 }
 
 // homeRenderer adapts RenderTemplate to home.Renderer so scripts and
@@ -66,132 +59,95 @@ func ParseResult(s string) any {
 }
 
 // pyLiteral is a small ast.literal_eval: numbers, strings, True/False/None,
-// lists, tuples, dicts and unary minus.
+// lists, tuples, dicts and unary minus, read with gonja's parser.
 func pyLiteral(s string) (any, bool) {
-	toks, _, _, err := lexTag(s+"}}", 0, "}}")
-	if err != nil || len(toks) < 2 || toks[len(toks)-1].pos != len(s) {
+	if strings.Contains(s, "}}") || strings.Contains(s, "{{") || strings.Contains(s, "{%") || strings.Contains(s, "{#") {
 		return nil, false
 	}
-	lp := &litParser{toks: toks}
-	v, ok := lp.value(0)
-	if !ok || lp.pos != len(toks)-1 {
+	t, err := parse("{{ " + s + " }}")
+	if err != nil || len(t.Root().Nodes) != 1 {
 		return nil, false
 	}
-	return v, true
-}
-
-type litParser struct {
-	toks []token
-	pos  int
-}
-
-func (p *litParser) peek() token { return p.toks[p.pos] }
-
-func (p *litParser) op(s string) bool {
-	if t := p.peek(); t.kind == tkOp && t.s == s {
-		p.pos++
-		return true
-	}
-	return false
-}
-
-func (p *litParser) value(depth int) (any, bool) {
-	if depth > 50 {
+	out, ok := t.Root().Nodes[0].(*nodes.Output)
+	if !ok || out.Condition != nil {
 		return nil, false
 	}
-	t := p.peek()
-	switch t.kind {
-	case tkInt:
-		p.pos++
-		n, err := strconv.ParseInt(t.s, 10, 64)
-		if err != nil || (len(t.s) > 1 && t.s[0] == '0') {
+	return literal(out.Expression)
+}
+
+func literal(e nodes.Expression) (any, bool) {
+	switch x := e.(type) {
+	case *nodes.Integer:
+		n, err := strconv.ParseInt(x.Location.Val, 10, 64)
+		if err != nil || (len(x.Location.Val) > 1 && x.Location.Val[0] == '0') {
 			return nil, false
 		}
 		return n, true
-	case tkFloat:
-		p.pos++
-		f, err := strconv.ParseFloat(t.s, 64)
-		return f, err == nil
-	case tkStr:
-		p.pos++
-		s := t.s
-		for p.peek().kind == tkStr {
-			s += p.peek().s
-			p.pos++
-		}
-		return s, true
-	case tkName:
-		p.pos++
-		switch t.s {
-		case "True":
-			return true, true
-		case "False":
-			return false, true
-		case "None":
-			return nil, true
-		}
-		return nil, false
-	case tkOp:
-		switch {
-		case p.op("-"), p.op("+"):
-			neg := t.s == "-"
-			v, ok := p.value(depth + 1)
-			switch x := v.(type) {
-			case int64:
-				if neg {
-					return -x, ok
-				}
-				return x, ok
-			case float64:
-				if neg {
-					return -x, ok
-				}
-				return x, ok
+	case *nodes.Float:
+		return x.Val, true
+	case *nodes.String:
+		return x.Val, true
+	case *nodes.Bool:
+		return x.Val, x.Location.Val == "True" || x.Location.Val == "False"
+	case *nodes.None:
+		return nil, x.Location.Val == "None"
+	case *nodes.UnaryExpression:
+		v, ok := literal(x.Term)
+		switch n := v.(type) {
+		case int64:
+			if x.Negative {
+				return -n, ok
 			}
-			return nil, false
-		case p.op("["), p.op("("):
-			closer := map[string]string{"[": "]", "(": ")"}[t.s]
-			out := []any{}
-			for !p.op(closer) {
-				v, ok := p.value(depth + 1)
-				if !ok {
-					return nil, false
-				}
-				out = append(out, v)
-				if !p.op(",") {
-					if !p.op(closer) {
-						return nil, false
-					}
-					break
-				}
+			return n, ok
+		case float64:
+			if x.Negative {
+				return -n, ok
 			}
-			return out, true
-		case p.op("{"):
-			out := map[string]any{}
-			for !p.op("}") {
-				k, ok := p.value(depth + 1)
-				if !ok || !p.op(":") {
-					return nil, false
-				}
-				v, ok := p.value(depth + 1)
-				if !ok {
-					return nil, false
-				}
-				out[fmt.Sprint(pyStr(k))] = v
-				if !p.op(",") {
-					if !p.op("}") {
-						return nil, false
-					}
-					break
-				}
-			}
-			return out, true
+			return n, ok
 		}
+	case *nodes.List:
+		return literals(x.Val)
+	case *nodes.Tuple:
+		return literals(x.Val)
+	case *nodes.Dict:
+		out := map[string]any{}
+		for _, p := range x.Pairs {
+			k, ok := literal(p.Key)
+			if !ok {
+				return nil, false
+			}
+			v, ok := literal(p.Value)
+			if !ok {
+				return nil, false
+			}
+			out[pyStr(k)] = v
+		}
+		return out, true
 	}
 	return nil, false
+}
+
+func literals(es []nodes.Expression) (any, bool) {
+	out := make([]any, 0, len(es))
+	for _, e := range es {
+		v, ok := literal(e)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+	}
+	return out, true
 }
 
 // templateMessage is the REST error text: "Error rendering template: <Kind>: <msg>".
 func templateMessage(err error) string {
 	return "Error rendering template: " + strings.TrimSpace(err.Error())
 }
+
+// TemplateError is HA's TemplateError: Kind is the underlying exception
+// class (TemplateSyntaxError, UndefinedError, TypeError, ValueError, ...).
+type TemplateError struct {
+	Kind, Msg string
+}
+
+func (e *TemplateError) Error() string { return e.Kind + ": " + e.Msg }

@@ -86,26 +86,11 @@ func (r *renderer) getattr(v any, name string) (any, error) {
 		}
 	case *nsVal:
 		if val, ok := x.m[name]; ok {
-			return val, nil
+			return fromJ(val), nil // gonja's set writes gonja values into the namespace
 		}
 		return undefined{hint: "'Namespace' has no attribute '" + name + "'"}, nil
-	case *loopVal:
-		switch name {
-		case "index":
-			return int64(x.index + 1), nil
-		case "index0":
-			return int64(x.index), nil
-		case "revindex":
-			return int64(x.length - x.index), nil
-		case "revindex0":
-			return int64(x.length - x.index - 1), nil
-		case "first":
-			return x.index == 0, nil
-		case "last":
-			return x.index == x.length-1, nil
-		case "length":
-			return int64(x.length), nil
-		}
+	case foreign:
+		return getattrForeign(x, name), nil
 	}
 	return undefined{hint: "'" + typeName(v) + " object' has no attribute '" + name + "'"}, nil
 }

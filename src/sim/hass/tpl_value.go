@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/sim/home"
+	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
 // Template values are Python-like: nil (None), bool, int64, float64, string,
@@ -42,10 +43,8 @@ type boundMethod struct {
 
 type nsVal struct{ m map[string]any }
 
-type loopVal struct{ index, length int }
-
 func typeName(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "NoneType"
 	case bool:
@@ -76,8 +75,14 @@ func typeName(v any) string {
 		return "function"
 	case *nsVal:
 		return "Namespace"
-	case *loopVal:
-		return "LoopContext"
+	case foreign:
+		switch x.v.Interface().(type) {
+		case exec.Macro:
+			return "Macro"
+		case exec.AttributeGetter:
+			return "LoopContext"
+		}
+		return "function"
 	}
 	return fmt.Sprintf("%T", v)
 }
@@ -234,13 +239,13 @@ func pyStr(v any) string {
 	case *tdVal:
 		return pyTimedelta(x.d)
 	case *nsVal:
-		return "<Namespace " + pyRepr(x.m) + ">"
+		return "<Namespace " + pyRepr(fromJ(x.m)) + ">"
 	case *fnVal:
 		return "<function " + x.name + ">"
 	case *boundMethod:
 		return "<built-in method " + x.name + ">"
-	case *loopVal:
-		return "<LoopContext " + strconv.Itoa(x.index) + "/" + strconv.Itoa(x.length) + ">"
+	case foreign:
+		return "<" + typeName(x) + ">"
 	}
 	return fmt.Sprint(v)
 }

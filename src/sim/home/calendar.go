@@ -263,7 +263,7 @@ func (h *Home) DeleteCalendarEvent(entityID, uid, recurrenceID, rng string) erro
 		if !t.After(ev.start) {
 			c.events = append(c.events[:i], c.events[i+1:]...)
 		} else {
-			ev.rule.until, ev.rule.count = t.Add(-time.Second), 0
+			ev.rule.endBefore(t.Add(-time.Second))
 		}
 	default:
 		ev.exdates[recurrenceID] = true

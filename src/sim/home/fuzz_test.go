@@ -23,8 +23,8 @@ func FuzzParseRRule(f *testing.F) {
 				t.Fatalf("%q: occurrences not increasing: %v then %v", s, occ[i-1], occ[i])
 			}
 		}
-		if r.count > 0 && len(occ) > r.count {
-			t.Fatalf("%q: %d occurrences exceed COUNT %d", s, len(occ), r.count)
+		if r.opt.Count > 0 && len(occ) > r.opt.Count {
+			t.Fatalf("%q: %d occurrences exceed COUNT %d", s, len(occ), r.opt.Count)
 		}
 		if _, err := parseRRule(r.String(), loc); err != nil {
 			t.Fatalf("%q: canonical form %q does not parse: %v", s, r.String(), err)

@@ -2,100 +2,60 @@ package home
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+
+	rrulego "github.com/teambition/rrule-go"
 )
 
-// rrule is the subset of RFC 5545 recurrence rules the local calendar
-// accepts here: FREQ (DAILY/WEEKLY/MONTHLY/YEARLY), INTERVAL, COUNT, UNTIL
-// and BYDAY (plain weekdays).
-type rrule struct {
-	freq     string
-	interval int
-	count    int
-	until    time.Time
-	byday    []time.Weekday
-}
+// rrule is an RFC 5545 recurrence rule of a local-calendar event, parsed
+// and expanded by rrule-go (a port of python-dateutil's rrule, which HA's
+// ical library follows).
+type rrule struct{ opt rrulego.ROption }
 
-var weekdayCodes = map[string]time.Weekday{"MO": time.Monday, "TU": time.Tuesday, "WE": time.Wednesday, "TH": time.Thursday, "FR": time.Friday, "SA": time.Saturday, "SU": time.Sunday}
+// Bounds that keep a hostile rule cheap to expand.
+const (
+	maxRRuleInterval = 1000
+	maxRRuleCount    = 10000
+	maxOccurrences   = 20000
+)
 
 func parseRRule(s string, loc *time.Location) (rrule, error) {
-	r := rrule{interval: 1}
-	s = strings.TrimPrefix(strings.TrimSpace(s), "RRULE:")
-	for _, part := range strings.Split(s, ";") {
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			return r, fmt.Errorf("invalid rrule part %q", part)
-		}
-		switch strings.ToUpper(k) {
-		case "FREQ":
-			r.freq = strings.ToUpper(v)
-			if r.freq != "DAILY" && r.freq != "WEEKLY" && r.freq != "MONTHLY" && r.freq != "YEARLY" {
-				return r, fmt.Errorf("unsupported FREQ %q (use DAILY, WEEKLY, MONTHLY or YEARLY)", v)
-			}
-		case "INTERVAL":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 1000 {
-				return r, fmt.Errorf("invalid INTERVAL %q", v)
-			}
-			r.interval = n
-		case "COUNT":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 || n > 10000 {
-				return r, fmt.Errorf("invalid COUNT %q", v)
-			}
-			r.count = n
-		case "UNTIL":
-			t, err := parseICalTime(v, loc)
-			if err != nil {
-				return r, fmt.Errorf("invalid UNTIL %q", v)
-			}
-			r.until = t
-		case "BYDAY":
-			for _, d := range strings.Split(v, ",") {
-				wd, ok := weekdayCodes[strings.ToUpper(d)]
-				if !ok {
-					return r, fmt.Errorf("unsupported BYDAY %q (plain weekdays only)", d)
-				}
-				r.byday = append(r.byday, wd)
-			}
-		case "WKST":
-		default:
-			return r, fmt.Errorf("unsupported rrule part %q", k)
-		}
+	s = strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(s)), "RRULE:")
+	if strings.ContainsAny(s, "\r\n") {
+		return rrule{}, fmt.Errorf("rrule must be one line")
 	}
-	if r.freq == "" {
-		return r, fmt.Errorf("rrule needs FREQ")
+	opt, err := rrulego.StrToROptionInLocation(s, loc)
+	if err != nil {
+		return rrule{}, fmt.Errorf("invalid rrule %q: %v", s, err)
 	}
-	return r, nil
+	switch opt.Freq {
+	case rrulego.DAILY, rrulego.WEEKLY, rrulego.MONTHLY, rrulego.YEARLY:
+	default:
+		return rrule{}, fmt.Errorf("unsupported FREQ %v (use DAILY, WEEKLY, MONTHLY or YEARLY)", opt.Freq)
+	}
+	if opt.Interval < 0 || opt.Interval > maxRRuleInterval {
+		return rrule{}, fmt.Errorf("invalid INTERVAL %d (1 to %d)", opt.Interval, maxRRuleInterval)
+	}
+	if opt.Count < 0 || opt.Count > maxRRuleCount {
+		return rrule{}, fmt.Errorf("invalid COUNT %d (1 to %d)", opt.Count, maxRRuleCount)
+	}
+	if !opt.Dtstart.IsZero() || len(opt.Byhour)+len(opt.Byminute)+len(opt.Bysecond)+len(opt.Byeaster) > 0 {
+		return rrule{}, fmt.Errorf("unsupported rrule part in %q (DTSTART belongs to the event; no BYHOUR, BYMINUTE, BYSECOND, BYEASTER)", s)
+	}
+	opt.Dtstart = time.Date(2000, 1, 1, 0, 0, 0, 0, loc) // rrule-go validates with a start; the event's own comes in occurrences
+	if _, err := rrulego.NewRRule(*opt); err != nil {
+		return rrule{}, fmt.Errorf("invalid rrule %q: %v", s, err)
+	}
+	opt.Dtstart = time.Time{}
+	return rrule{*opt}, nil
 }
 
 // String writes the rule back in canonical order.
-func (r rrule) String() string {
-	parts := []string{"FREQ=" + r.freq}
-	if r.interval > 1 {
-		parts = append(parts, "INTERVAL="+strconv.Itoa(r.interval))
-	}
-	if r.count > 0 {
-		parts = append(parts, "COUNT="+strconv.Itoa(r.count))
-	}
-	if !r.until.IsZero() {
-		parts = append(parts, "UNTIL="+r.until.UTC().Format("20060102T150405Z"))
-	}
-	if len(r.byday) > 0 {
-		var d []string
-		for _, wd := range r.byday {
-			for code, w := range weekdayCodes {
-				if w == wd {
-					d = append(d, code)
-				}
-			}
-		}
-		parts = append(parts, "BYDAY="+strings.Join(d, ","))
-	}
-	return strings.Join(parts, ";")
-}
+func (r rrule) String() string { return r.opt.RRuleString() }
+
+// endBefore ends the series before t (deleting "this and future").
+func (r *rrule) endBefore(t time.Time) { r.opt.Until, r.opt.Count = t, 0 }
 
 func parseICalTime(v string, loc *time.Location) (time.Time, error) {
 	if strings.HasSuffix(v, "Z") {
@@ -110,65 +70,20 @@ func parseICalTime(v string, loc *time.Location) (time.Time, error) {
 // occurrences lists instance starts from dtstart up to (not after) limit,
 // honouring COUNT and UNTIL. The walk is bounded so a hostile rule cannot spin.
 func (r rrule) occurrences(dtstart, limit time.Time, loc *time.Location) []time.Time {
+	opt := r.opt
+	opt.Dtstart = dtstart.In(loc)
+	rule, err := rrulego.NewRRule(opt)
+	if err != nil {
+		return nil
+	}
 	var out []time.Time
-	base := dtstart.In(loc)
-	emit := func(t time.Time) bool {
-		if t.Before(dtstart) {
-			return true
-		}
-		if !r.until.IsZero() && t.After(r.until) || t.After(limit) {
-			return false
+	next := rule.Iterator()
+	for len(out) < maxOccurrences {
+		t, ok := next()
+		if !ok || t.After(limit) {
+			break
 		}
 		out = append(out, t)
-		return r.count == 0 || len(out) < r.count
-	}
-	for step := 0; step < 20000; step++ {
-		var cands []time.Time
-		switch r.freq {
-		case "DAILY":
-			t := base.AddDate(0, 0, step*r.interval)
-			if len(r.byday) == 0 || weekdayIn(t.Weekday(), r.byday) {
-				cands = append(cands, t)
-			}
-		case "WEEKLY":
-			weekStart := base.AddDate(0, 0, -((int(base.Weekday())+6)%7)+7*step*r.interval)
-			if len(r.byday) == 0 {
-				cands = append(cands, base.AddDate(0, 0, 7*step*r.interval))
-			}
-			for i := 0; i < 7 && len(r.byday) > 0; i++ {
-				t := weekStart.AddDate(0, 0, i)
-				if weekdayIn(t.Weekday(), r.byday) {
-					cands = append(cands, t)
-				}
-			}
-		case "MONTHLY":
-			t := base.AddDate(0, step*r.interval, 0)
-			if t.Day() == base.Day() {
-				cands = append(cands, t)
-			}
-		case "YEARLY":
-			t := base.AddDate(step*r.interval, 0, 0)
-			if t.Day() == base.Day() {
-				cands = append(cands, t)
-			}
-		}
-		for _, c := range cands {
-			if !emit(c) {
-				return out
-			}
-		}
-		if base.AddDate(0, 0, step).After(limit) && r.freq == "DAILY" {
-			return out
-		}
 	}
 	return out
-}
-
-func weekdayIn(d time.Weekday, l []time.Weekday) bool {
-	for _, x := range l {
-		if x == d {
-			return true
-		}
-	}
-	return false
 }
