@@ -54,6 +54,12 @@ func (e *APIError) Is(target error) bool {
 	return false
 }
 
+// IsStatus reports whether err is Home Assistant answering with HTTP status code.
+func IsStatus(err error, code int) bool {
+	var api *APIError
+	return errors.As(err, &api) && api.Status == code
+}
+
 // maxErrorMessage bounds how much of an error body ends up in an error string (and in logs).
 const maxErrorMessage = 512
 

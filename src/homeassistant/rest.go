@@ -28,6 +28,7 @@ type request struct {
 	query  url.Values
 	body   any
 	token  string // overrides the client token (ValidateToken)
+	accept string // "" means application/json
 }
 
 // roundTrip performs req and hands a 2xx response to read; anything else becomes an error.
@@ -62,7 +63,11 @@ func (c *Client) roundTrip(ctx context.Context, req request, read func(*http.Res
 		token = req.token
 	}
 	hreq.Header.Set("Authorization", "Bearer "+token)
-	hreq.Header.Set("Accept", "application/json")
+	accept := req.accept
+	if accept == "" {
+		accept = "application/json"
+	}
+	hreq.Header.Set("Accept", accept)
 	if body != nil {
 		hreq.Header.Set("Content-Type", "application/json")
 	}

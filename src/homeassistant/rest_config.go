@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,40 @@ func (c *Client) ErrorLog(ctx context.Context) (string, error) {
 		return err
 	})
 	return string(text), err
+}
+
+// CoreLogs returns the last lines (0: the Supervisor's default) of Home Assistant's log from
+// the Supervisor's journal through core's hassio view (GET /api/hassio/core/logs, admins
+// only), as plain text without colours. It is where the log lives on HA OS and Supervised
+// installs, whose /api/error_log is 404; an APIError 404 here means there is no Supervisor.
+// (WebSocket supervisor/api cannot carry it: core decodes every Supervisor answer as JSON.)
+func (c *Client) CoreLogs(ctx context.Context, lines int) (string, error) {
+	q := url.Values{"no_colors": {""}}
+	if lines > 0 {
+		q.Set("lines", strconv.Itoa(lines))
+	}
+	var text []byte
+	err := c.roundTrip(ctx, request{method: http.MethodGet, path: "/api/hassio/core/logs", query: q, accept: "text/plain"}, func(resp *http.Response) error {
+		var err error
+		text, _, err = readText(resp, maxTextBody)
+		return err
+	})
+	return string(text), err
+}
+
+// Log is Home Assistant's log and where it came from: "error_log" (home-assistant.log
+// through /api/error_log) or, when that route is 404 as on every HA OS and Supervised
+// install, "supervisor" (CoreLogs, the last lines). Both 404: HA serves no log at all.
+func (c *Client) Log(ctx context.Context, lines int) (text, source string, err error) {
+	text, err = c.ErrorLog(ctx)
+	if !IsStatus(err, http.StatusNotFound) {
+		return text, "error_log", err
+	}
+	text, err = c.CoreLogs(ctx, lines)
+	if IsStatus(err, http.StatusNotFound) {
+		return "", "", fmt.Errorf("homeassistant: no log: /api/error_log is 404 (file logging is off) and so is /api/hassio/core/logs (no Supervisor): %w", err)
+	}
+	return text, "supervisor", err
 }
 
 // CameraProxy returns the current image of a camera entity and its content type (GET

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/src/sim"
 )
 
 // wantAPIError checks err is an *APIError with the given status and a message containing part.
@@ -451,5 +453,44 @@ func TestRESTHandleIntent(t *testing.T) {
 	}
 	if _, err := c.HandleIntent(ctx, " ", nil); err == nil {
 		t.Fatal("empty intent name must be refused")
+	}
+}
+
+// TestRESTLog: Log reads home-assistant.log through /api/error_log, and on an HA OS /
+// Supervised install (no log file, /api/error_log 404) the Supervisor's journal through core's
+// hassio view, the last lines only.
+func TestRESTLog(t *testing.T) {
+	t.Parallel()
+	supervised, err := sim.Start(context.Background(), sim.Options{HistoryDays: -1, Seed: 2, Supervised: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { supervised.Close() })
+	for _, c := range []struct {
+		name       string
+		h          *sim.Home
+		wantSource string
+		maxLines   int
+	}{
+		{"container install", simHome(t), "error_log", 0},
+		{"HA OS", supervised, "supervisor", 40},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl, err := New(Config{BaseURL: c.h.URL(), Token: c.h.Token()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			text, source, err := cl.Log(context.Background(), 40)
+			if err != nil || source != c.wantSource || !strings.Contains(text, "met.no") && c.maxLines == 0 {
+				t.Fatalf("Log: source %q, %d bytes, %v", source, len(text), err)
+			}
+			if n := strings.Count(text, "\n"); c.maxLines > 0 && (n == 0 || n > c.maxLines) {
+				t.Fatalf("%d lines, want 1..%d", n, c.maxLines)
+			}
+			if _, err := cl.ErrorLog(context.Background()); c.wantSource == "supervisor" && !IsStatus(err, 404) {
+				t.Fatalf("/api/error_log on HA OS: %v, want 404", err)
+			}
+		})
 	}
 }

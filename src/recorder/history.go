@@ -41,9 +41,15 @@ const (
 	// WithStartState puts the state in effect at start first (total counts it).
 	WithStartState
 	// SignificantOnly keeps rows whose state changed, dropping
-	// attribute-only updates (last_changed != last_updated).
+	// attribute-only updates (last_changed != last_updated), except for the
+	// domains whose attributes are their news (significantDomains).
 	SignificantOnly
 )
+
+// significantDomains are HA's SIGNIFICANT_DOMAINS (recorder/history/const.py): their
+// attribute-only updates (a thermostat's target or current temperature) count as significant
+// changes, so HA's history keeps them even with significant_changes_only.
+var significantDomains = map[string]bool{"climate": true, "device_tracker": true, "humidifier": true, "thermostat": true, "water_heater": true}
 
 var entityIDPattern = regexp.MustCompile(`^[a-z0-9_]+\.[a-z0-9_]+$`)
 
@@ -72,7 +78,8 @@ func (db *DB) StateHistory(ctx context.Context, entityID string, start, end time
 		case WithStartState:
 			startState = true
 		case SignificantOnly:
-			significant = true
+			domain, _, _ := strings.Cut(entityID, ".")
+			significant = !significantDomains[domain]
 		default:
 			return nil, 0, fmt.Errorf("history option %d is unknown", o)
 		}

@@ -79,6 +79,12 @@ func writeHistory(path string) ([]recorded, error) {
 		}
 		prevTemp = r.state
 		out = append(out, r)
+		// A thermostat whose current temperature changes while its mode stays: attribute-only
+		// rows, which HA's history keeps even for significant changes only.
+		if i%10 == 0 {
+			out = append(out, recorded{entityID: "climate.c", state: []string{"heat", "heat", "off"}[i/10%3], lu: lu.Add(2 * time.Second),
+				attrs: map[string]any{"current_temperature": 18 + i%7, "temperature": 21}})
+		}
 		if i%6 == 0 {
 			out = append(out, recorded{entityID: "light.b", state: []string{"on", "off"}[i/6%2], lu: lu.Add(time.Second),
 				attrs: map[string]any{"brightness": i % 255}})
@@ -107,7 +113,7 @@ func writeHistory(path string) ([]recorded, error) {
 func expect(all []recorded, entity string, start, end time.Time, significant bool) []recorded {
 	var out []recorded
 	for _, r := range all {
-		if r.entityID == entity && !r.lu.Before(start) && r.lu.Before(end) && (!significant || r.lc.Equal(r.lu)) {
+		if r.entityID == entity && !r.lu.Before(start) && r.lu.Before(end) && (!significant || r.lc.Equal(r.lu) || strings.HasPrefix(entity, "climate.")) {
 			out = append(out, r)
 		}
 	}
@@ -147,6 +153,7 @@ func TestStateHistory(t *testing.T) {
 		{"start inclusive, end exclusive", "sensor.a_temp", all[10].lu, all[40].lu, nil, 7, false},
 		{"significant changes only", "sensor.a_temp", first, last.Add(time.Hour), []HistoryOption{SignificantOnly, WithAttributes}, 1000, true},
 		{"second entity", "light.b", first, last.Add(time.Hour), []HistoryOption{WithAttributes}, 13, false},
+		{"significant changes only keep a thermostat's attribute changes", "climate.c", first, last.Add(time.Hour), []HistoryOption{SignificantOnly, WithAttributes}, 1000, true},
 		{"nothing in range", "light.b", first.Add(-48 * time.Hour), first.Add(-24 * time.Hour), nil, 10, false},
 	}
 	for _, tc := range tests {

@@ -8,11 +8,14 @@ import (
 	"time"
 )
 
-// Schema versions this package knows: 43 introduced states_meta (the
-// layout every query here relies on), 50 is the newest we have verified.
+// Schema versions: 43 introduced states_meta, the layout every query here relies on; 52
+// (Home Assistant 2025.11, which added statistics_meta.unit_class) is the newest checked
+// against HA's db_schema.py. Versions after it have kept the tables and columns used here,
+// so a newer version is read as it is (and purged offline once purgeLayout finds every
+// column); only a version before MinSchemaVersion has a layout this package does not know.
 const (
 	MinSchemaVersion = 43
-	MaxSchemaVersion = 50
+	MaxSchemaVersion = 52
 )
 
 // exactCountBelow: tables whose rowid range is below this are counted
@@ -30,7 +33,7 @@ type Info struct {
 	FreePages     int64        `json:"free_pages"` // reusable; VACUUM (HA's repack) returns them
 	JournalMode   string       `json:"journal_mode"`
 	SchemaVersion int          `json:"schema_version"`
-	SchemaKnown   bool         `json:"schema_known"` // MinSchemaVersion..MaxSchemaVersion
+	SchemaKnown   bool         `json:"schema_known"` // ≥ MinSchemaVersion: a layout this package reads
 	Tables        []TableCount `json:"tables"`
 	Entities      int64        `json:"entities"`   // rows in states_meta
 	Statistics    int64        `json:"statistics"` // rows in statistics_meta
@@ -65,7 +68,7 @@ func (db *DB) Info(ctx context.Context) (*Info, error) {
 	if in.SchemaVersion, err = db.schemaVersion(ctx); err != nil {
 		return nil, err
 	}
-	in.SchemaKnown = in.SchemaVersion >= MinSchemaVersion && in.SchemaVersion <= MaxSchemaVersion
+	in.SchemaKnown = in.SchemaVersion >= MinSchemaVersion
 	for _, p := range []struct {
 		q   string
 		dst any

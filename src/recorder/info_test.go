@@ -22,7 +22,7 @@ func TestInfo(t *testing.T) {
 		{"path", in.Path, path},
 		{"file size", in.FileBytes, fi.Size()},
 		{"pages cover the file", in.PageSize * in.PageCount, fi.Size()},
-		{"schema version", in.SchemaVersion, 50},
+		{"schema version", in.SchemaVersion, 52},
 		{"schema known", in.SchemaKnown, true},
 		{"journal mode", in.JournalMode, "wal"},
 		{"entities", in.Entities, int64(len(homeEntities()))},

@@ -66,9 +66,14 @@ func purgeOffline(ctx context.Context, path string, keepDays int, now time.Time,
 	if err != nil {
 		return nil, err
 	}
-	if v < MinSchemaVersion || v > MaxSchemaVersion {
-		return nil, fmt.Errorf("recorder: purge: %s has schema version %d, which this purge does not know (%d..%d); "+
-			"start Home Assistant and use its recorder.purge service instead", abs, v, MinSchemaVersion, MaxSchemaVersion)
+	// An older layout lacks states_meta and the *_ts columns: HA migrates it on start. A newer
+	// version is fine as long as every column the purge touches is still there.
+	if v < MinSchemaVersion {
+		return nil, fmt.Errorf("recorder: purge: %s has schema version %d, older than this purge knows (%d and later); "+
+			"start Home Assistant (it migrates the database) and use its recorder.purge service instead", abs, v, MinSchemaVersion)
+	}
+	if err := purgeLayout(ctx, conn); err != nil {
+		return nil, fmt.Errorf("recorder: purge: %s (schema version %d): %w; start Home Assistant and use its recorder.purge service instead", abs, v, err)
 	}
 	p := &purger{conn: conn, res: &PurgeResult{Cutoff: now.UTC().Add(-time.Duration(keepDays) * 24 * time.Hour)}, batchSize: batch, progress: progress}
 	p.cut = ts(p.res.Cutoff)
@@ -76,6 +81,53 @@ func purgeOffline(ctx context.Context, path string, keepDays int, now time.Time,
 		return p.res, fmt.Errorf("recorder: purge stopped after %d batches (each committed; the database is consistent): %w", p.res.Batches, err)
 	}
 	return p.res, nil
+}
+
+// purgeColumns are the tables and columns the purge statements use.
+var purgeColumns = []struct {
+	table string
+	cols  []string
+}{
+	{"states", []string{"state_id", "attributes_id", "old_state_id", "last_updated_ts"}},
+	{"state_attributes", []string{"attributes_id"}},
+	{"events", []string{"event_id", "data_id", "time_fired_ts"}},
+	{"event_data", []string{"data_id"}},
+	{"statistics_short_term", []string{"id", "start_ts"}},
+	{"recorder_runs", []string{"run_id", "start"}},
+	{"statistics_runs", []string{"run_id", "start"}},
+}
+
+// purgeLayout checks that every table and column the purge uses exists, naming the first
+// one missing.
+func purgeLayout(ctx context.Context, conn *sql.DB) error {
+	for _, t := range purgeColumns {
+		have := map[string]bool{}
+		rows, err := conn.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", t.table)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				rows.Close()
+				return err
+			}
+			have[n] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(have) == 0 {
+			return fmt.Errorf("it has no %s table", t.table)
+		}
+		for _, c := range t.cols {
+			if !have[c] {
+				return fmt.Errorf("its %s table has no %s column", t.table, c)
+			}
+		}
+	}
+	return nil
 }
 
 type purger struct {

@@ -162,20 +162,67 @@ func TestPurgeOffline(t *testing.T) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func TestPurgeOfflineRefuses(t *testing.T) {
-	unknown := copyOf(t)
-	raw := rawDB(t, unknown)
-	if _, err := raw.Exec("INSERT INTO schema_changes (schema_version, changed) VALUES (99, '2027-01-01 00:00:00')"); err != nil {
-		t.Fatal(err)
+// withVersion copies the generated database, records schema version v and runs the extra
+// statements on it.
+func withVersion(t *testing.T, v int, stmts ...string) string {
+	t.Helper()
+	path := copyOf(t)
+	raw := rawDB(t, path)
+	defer raw.Close()
+	for _, q := range append([]string{"INSERT INTO schema_changes (schema_version, changed) VALUES (" + strconv.Itoa(v) + ", '2027-01-01 00:00:00')"}, stmts...) {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
 	}
-	raw.Close()
+	return path
+}
+
+// TestPurgeOfflineSchemaVersions: every HA since 2025.11 records schema 52 or later; a newer
+// version with the same layout is purged, only an older layout or a missing column refuses.
+func TestPurgeOfflineSchemaVersions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		version int
+		stmts   []string
+		want    string // "" = purged
+	}{
+		{"HA 2025.11 (52)", 52, nil, ""},
+		{"a future version with the same layout", 60, nil, ""},
+		{"an older layout", 42, nil, "older than this purge knows"},
+		{"a future version without a column the purge uses", 61, []string{"ALTER TABLE statistics_short_term RENAME COLUMN start_ts TO begin_ts"}, "statistics_short_term table has no start_ts column"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := withVersion(t, tc.version, tc.stmts...)
+			// Reads take any version from 43 on as it is.
+			db := openDB(t, path, Options{})
+			if in, err := db.Info(context.Background()); err != nil || in.SchemaVersion != tc.version || in.SchemaKnown != (tc.version >= MinSchemaVersion) {
+				t.Fatalf("Info: %+v, %v", in, err)
+			}
+			db.Close()
+			res, err := PurgeOffline(context.Background(), path, 1, nil)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatalf("schema %d refused: %v", tc.version, err)
+			case tc.want == "" && res.States == 0:
+				t.Fatalf("schema %d: nothing purged: %+v", tc.version, res)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "recorder.purge")):
+				t.Fatalf("schema %d: err = %v, want one naming %q and recorder.purge", tc.version, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestPurgeOfflineRefuses(t *testing.T) {
+	unknown := withVersion(t, 42)
 	tests := []struct {
 		name     string
 		path     string
 		keepDays int
 		want     string
 	}{
-		{"unknown schema", unknown, 10, "schema version 99"},
+		{"unknown schema", unknown, 10, "schema version 42"},
 		{"negative keep_days", unknown, -1, "keep_days"},
 		{"empty path", "", 10, "path"},
 		{"missing file", filepath.Join(t.TempDir(), "none.db"), 10, "none.db"},

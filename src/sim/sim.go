@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +43,15 @@ type Options struct {
 	Seed         int64
 	// AuthTimeout for WebSocket logins; 0 means HA's 10 s.
 	AuthTimeout time.Duration
-	Logger      *slog.Logger
+	// Supervised makes the home an HA OS / Supervised install, where the add-on runs: core
+	// logs to the journal only, so there is no home-assistant.log and GET /api/error_log is
+	// 404; the log is the Supervisor's /core/logs. Off, it is a container install with a
+	// log file (the Supervisor still answers, for the add-on tools).
+	Supervised bool
+	// SupervisorAPITimeout is how long core's WS supervisor/api waits for the Supervisor when
+	// the message sets no timeout; 0 means HA's 10 s (tests shorten it).
+	SupervisorAPITimeout time.Duration
+	Logger               *slog.Logger
 }
 
 // Home is a running simulated home.
@@ -109,8 +118,16 @@ func Start(ctx context.Context, o Options) (_ *Home, err error) {
 	if h.rec, err = openRecorder(ctx, h.layout.RecorderPath(), states, o, now); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if h.model, err = home.New(home.Options{Seed: o.Seed, ConfigDir: h.layout.Config, Logger: o.Logger, ExtraSensors: o.ExtraSensors}); err != nil {
+	if h.model, err = home.New(home.Options{Seed: o.Seed, ConfigDir: h.layout.Config, Logger: o.Logger, ExtraSensors: o.ExtraSensors, JournalLog: o.Supervised}); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if o.Supervised {
+		// The sandbox's log files became the journal; HA OS has none on disk.
+		for _, f := range []string{"home-assistant.log", "home-assistant.log.1"} {
+			if err := os.Remove(filepath.Join(h.layout.Config, f)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("sim: %w", err)
+			}
+		}
 	}
 	h.recordAll()
 	h.unsub = h.model.Subscribe(home.MatchAll, h.record)
@@ -168,7 +185,8 @@ func (h *Home) startServers() error {
 		{ID: users[1].ID, Name: users[1].Name, Username: h.logins[1].Username, Password: h.logins[1].Password, Admin: users[1].IsAdmin},
 	})
 	h.srv, err = hass.New(hass.Options{Home: h.model, Recorder: h.rec, AdminToken: h.adminTok, UserToken: h.userTok,
-		SystemToken: h.sysTok, AuthTimeout: h.o.AuthTimeout, Logger: h.log, Supervisor: h.sup, Auth: h.auth})
+		SystemToken: h.sysTok, AuthTimeout: h.o.AuthTimeout, Logger: h.log, Supervisor: h.sup, Auth: h.auth, JournalLog: h.o.Supervised,
+		SupervisorAPITimeout: h.o.SupervisorAPITimeout})
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
@@ -258,6 +276,13 @@ func (h *Home) SupervisorToken() string { return h.supTok }
 
 // Sandbox is the folder layout (/config, /ssl, /backup, ...).
 func (h *Home) Sandbox() sandbox.Layout { return h.layout }
+
+// HoldSupervisorActions makes the Supervisor's slow actions (add-on install and update, new
+// backups) wait until release is called, so a test can outlast a timeout without sleeping;
+// started gets each waiting action's endpoint.
+func (h *Home) HoldSupervisorActions() (started <-chan string, release func()) {
+	return h.sup.HoldSlowActions()
+}
 
 // RecorderPath is the recorder database file.
 func (h *Home) RecorderPath() string { return h.layout.RecorderPath() }

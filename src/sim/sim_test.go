@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,44 @@ func TestStartRejectsForeignDir(t *testing.T) {
 	}
 	if _, err := sim.Start(context.Background(), sim.Options{Dir: dir, HistoryDays: -1}); err == nil {
 		t.Fatal("started in a directory that is not a sandbox")
+	}
+}
+
+// TestSupervisedLogs: on HA OS / Supervised core logs to the journal only: no
+// home-assistant.log, /api/error_log is 404, and the log is the Supervisor's /core/logs, also
+// reachable through core's hassio view (admins only) but never through the add-on proxy.
+func TestSupervisedLogs(t *testing.T) {
+	t.Parallel()
+	for _, supervised := range []bool{false, true} {
+		h, err := sim.Start(context.Background(), sim.Options{HistoryDays: -1, Seed: 5, Supervised: supervised})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		_, statErr := os.Stat(filepath.Join(h.Sandbox().Config, "home-assistant.log"))
+		errorLog, _, _ := get(t, h.URL()+"/api/error_log", h.Token())
+		if supervised != os.IsNotExist(statErr) || supervised != (errorLog == 404) {
+			t.Errorf("supervised=%v: log file %v, /api/error_log %d", supervised, statErr, errorLog)
+		}
+		h.Model().Log("warning", "homeassistant.components.test", "journal line %v", supervised)
+		for _, c := range []struct {
+			name, url, token string
+			code             int
+		}{
+			{"Supervisor", h.SupervisorURL() + "/core/logs?lines=5&no_colors", h.SupervisorToken(), 200},
+			{"core's hassio view", h.URL() + "/api/hassio/core/logs?lines=5&no_colors", h.Token(), 200},
+			{"core's hassio view, not an admin", h.URL() + "/api/hassio/core/logs", h.UserToken(), 401},
+			{"core's hassio view, not a log", h.URL() + "/api/hassio/backups", h.Token(), 404},
+			{"the add-on proxy to core's hassio view", h.SupervisorURL() + "/core/api/hassio/core/logs", h.SupervisorToken(), 403},
+		} {
+			code, body, err := get(t, c.url, c.token)
+			if err != nil || code != c.code {
+				t.Errorf("supervised=%v %s: %d %v, want %d", supervised, c.name, code, err, c.code)
+				continue
+			}
+			if code == 200 && (strings.Count(body, "\n") != 5 || !strings.Contains(body, "journal line")) {
+				t.Errorf("supervised=%v %s: %q", supervised, c.name, body)
+			}
+		}
 	}
 }

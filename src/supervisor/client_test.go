@@ -256,3 +256,27 @@ func TestAuthAndUnavailable(t *testing.T) {
 		t.Fatalf("closed port: %v", err)
 	}
 }
+
+// TestCoreURL: core's direct URL comes from /core/info's port and ssl, and reaches core (here
+// on loopback instead of CoreHost), which answers users' own tokens.
+func TestCoreURL(t *testing.T) {
+	t.Parallel()
+	c := simClient(t)
+	u, err := c.CoreURL(context.Background(), "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u != home.URL() {
+		t.Fatalf("CoreURL = %s, want the simulated core at %s", u, home.URL())
+	}
+	req, _ := http.NewRequest("GET", u+"/api/", nil)
+	req.Header.Set("Authorization", "Bearer "+home.UserToken())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("core at %s answered a user's token with %d", u, resp.StatusCode)
+	}
+}

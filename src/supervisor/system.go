@@ -3,7 +3,10 @@ package supervisor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
+	"strconv"
 )
 
 // CoreInfo is GET /core/info (Home Assistant Core as the Supervisor runs it).
@@ -114,6 +117,28 @@ type ResolutionCheck struct {
 // CoreInfo describes Home Assistant Core.
 func (c *Client) CoreInfo(ctx context.Context) (CoreInfo, error) {
 	return getInfo[CoreInfo](ctx, c, "/core/info", func(v *CoreInfo, raw json.RawMessage) { v.Raw = raw })
+}
+
+// CoreHost is the name core answers to on the add-ons' network.
+const CoreHost = "homeassistant"
+
+// CoreURL is core's own address, built as the Supervisor builds it for itself
+// (homeassistant/module.py, from api_ssl and api_port): https when core serves TLS, on core's
+// port, at host (CoreHost inside an add-on). Users' tokens must be checked there: through the
+// Supervisor's /core/api proxy core sees the Supervisor's user, not theirs.
+func (c *Client) CoreURL(ctx context.Context, host string) (string, error) {
+	info, err := c.CoreInfo(ctx)
+	if err != nil {
+		return "", err
+	}
+	if info.Port <= 0 || info.Port > 65535 {
+		return "", fmt.Errorf("supervisor: /core/info gives no usable port (%d)", info.Port)
+	}
+	scheme := "http"
+	if info.SSL {
+		scheme = "https"
+	}
+	return scheme + "://" + net.JoinHostPort(host, strconv.Itoa(info.Port)), nil
 }
 
 // CoreCheck validates HA's configuration; an invalid configuration is an *APIError whose

@@ -3,6 +3,7 @@ package hass
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,49 @@ func FuzzRouter(f *testing.F) {
 		case 200, 404, 405:
 		default:
 			t.Fatalf("%s %s: status %d", method, path, rec.Code)
+		}
+	})
+}
+
+// FuzzRefuseSupervisorCommands: whatever frame an add-on sends through the Supervisor's
+// proxy, no supervisor/* or hassio/* command reaches core, every one taken out gets an error
+// result, and what is forwarded is the rest.
+func FuzzRefuseSupervisorCommands(f *testing.F) {
+	for _, s := range []string{`{"id":1,"type":"supervisor/api","endpoint":"/addons","method":"get"}`, `{"id":1,"type":"get_states"}`,
+		`[{"id":1,"type":"ping"},{"id":2,"type":"hassio/update/addon"}]`, `[{"id":1,"type":"supervisor/subscribe"}]`, `not json`, `[]`, `{"type":7}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, frame string) {
+		rest, refused := refuseSupervisorCommands([]byte(frame))
+		for _, r := range refused {
+			var m map[string]any
+			if decodeJSON(r, &m) != nil || m["success"] != false || m["type"] != "result" {
+				t.Fatalf("refusal %s", r)
+			}
+		}
+		if rest == nil {
+			if len(refused) == 0 {
+				t.Fatalf("%q: nothing forwarded and nothing refused", frame)
+			}
+			return
+		}
+		var v any
+		if decodeJSON(rest, &v) != nil {
+			if len(refused) > 0 {
+				t.Fatalf("%q: forwarded a frame that is not JSON after refusing", frame)
+			}
+			return
+		}
+		items, isList := v.([]any)
+		if !isList {
+			items = []any{v}
+		}
+		for _, it := range items {
+			if m, ok := it.(map[string]any); ok {
+				if typ, _ := m["type"].(string); strings.HasPrefix(typ, "supervisor/") || strings.HasPrefix(typ, "hassio/") {
+					t.Fatalf("%q: forwarded %s", frame, typ)
+				}
+			}
 		}
 	})
 }

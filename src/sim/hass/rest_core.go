@@ -39,9 +39,12 @@ func (s *Server) routes() {
 	rt.handle("POST", "/api/states/{entity_id}", s.authed(true, s.postState))
 	rt.handle("DELETE", "/api/states/{entity_id}", s.authed(true, s.deleteState))
 	rt.handle("POST", "/api/template", s.authed(true, s.renderTemplateREST))
-	rt.handle("GET", "/api/error_log", s.authed(true, func(w http.ResponseWriter, r *http.Request, p params, u *user) {
-		plain(w, 200, s.h.LogText(0))
-	}))
+	if !s.o.JournalLog {
+		rt.handle("GET", "/api/error_log", s.authed(true, func(w http.ResponseWriter, r *http.Request, p params, u *user) {
+			plain(w, 200, s.h.LogText(0))
+		}))
+	}
+	rt.handle("GET", "/api/hassio/{rest:*}", s.authed(true, s.hassioLogs))
 	rt.handle("GET", "/api/calendars", s.authed(false, s.listCalendars))
 	rt.handle("GET", "/api/calendars/{entity_id}", s.authed(false, s.calendarEvents))
 	rt.handle("POST", "/api/config/core/check_config", s.authed(true, func(w http.ResponseWriter, r *http.Request, p params, u *user) {

@@ -37,6 +37,12 @@ type Options struct {
 	Supervisor *Supervisor
 	// Auth is the login side (/auth/*) for OAuth clients; nil leaves it out.
 	Auth *haauth.Provider
+	// SupervisorAPITimeout is WS supervisor/api's timeout when the message has none (HA:
+	// 10 s; 0 means that). "timeout": null waits as long as the Supervisor takes.
+	SupervisorAPITimeout time.Duration
+	// JournalLog is an HA OS / Supervised install: core logs to the journal only, so
+	// /api/error_log is not registered (404) and the log is the Supervisor's /core/logs.
+	JournalLog bool
 }
 
 // user is who a token belongs to.

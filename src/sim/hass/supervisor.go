@@ -49,6 +49,54 @@ type Supervisor struct {
 	jobs    map[string]map[string]any
 	started time.Time
 	logs    []string
+
+	holdMu sync.Mutex
+	hold   *actionHold
+	// corePort is the simulated core's last known port (HA keeps it while down).
+	corePort int
+}
+
+// actionHold keeps the slow actions (add-on install and update, new backups: a docker pull
+// or a tar of /config on a real box) waiting until released, so a test can make them take
+// as long as it needs without sleeping.
+type actionHold struct {
+	started chan string   // each waiting action's endpoint
+	release chan struct{} // closed to let them finish
+}
+
+// HoldSlowActions makes add-on install/update and new backups wait until release is
+// called; started gets each one's endpoint when it begins to wait.
+func (s *Supervisor) HoldSlowActions() (started <-chan string, release func()) {
+	h := &actionHold{started: make(chan string, 16), release: make(chan struct{})}
+	s.holdMu.Lock()
+	s.hold = h
+	s.holdMu.Unlock()
+	var once sync.Once
+	return h.started, func() {
+		once.Do(func() {
+			s.holdMu.Lock()
+			if s.hold == h {
+				s.hold = nil
+			}
+			s.holdMu.Unlock()
+			close(h.release)
+		})
+	}
+}
+
+// slowAction waits while a test holds slow actions.
+func (s *Supervisor) slowAction(endpoint string) {
+	s.holdMu.Lock()
+	h := s.hold
+	s.holdMu.Unlock()
+	if h == nil {
+		return
+	}
+	select {
+	case h.started <- endpoint:
+	default:
+	}
+	<-h.release
 }
 
 // supResp is a Supervisor answer: an envelope (data or error) or a raw body.
@@ -261,7 +309,9 @@ func (s *Supervisor) Call(method, endpoint string, data map[string]any) (any, er
 		case resp.bytes != nil:
 			return nil, errors.New("endpoint returns binary data; use the Supervisor API directly")
 		case resp.rawCT != "":
-			return resp.raw, nil
+			// HA's send_command decodes every answer as JSON, so a text endpoint (logs)
+			// fails through supervisor/api.
+			return nil, errors.New("Failed to decode the Supervisor's answer as JSON (" + resp.rawCT + ")")
 		case resp.data == nil:
 			return map[string]any{}, nil
 		}
@@ -407,6 +457,7 @@ func (s *Supervisor) addonAction(r *supReq, verb string) supResp {
 }
 
 func (s *Supervisor) storeAction(r *supReq, verb string) supResp {
+	s.slowAction("/store/addons/" + r.p["slug"] + "/" + verb)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.findAddon(r.p["slug"])

@@ -123,6 +123,7 @@ func (s *Supervisor) downloadBackup(r *supReq) supResp {
 }
 
 func (s *Supervisor) newBackup(r *supReq, full bool) supResp {
+	s.slowAction("/backups/new")
 	allowed := map[string]bool{"name": true, "password": true, "compressed": true, "location": true, "homeassistant_exclude_database": true,
 		"background": true, "filename": true, "extra": true}
 	if !full {

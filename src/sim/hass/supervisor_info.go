@@ -1,6 +1,8 @@
 package hass
 
 import (
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/hamcp/hamcp/src/sim/home"
@@ -36,10 +38,21 @@ func (s *Supervisor) info(r *supReq) supResp {
 		"channel": "stable", "logging": "info", "timezone": s.o.Home.Location().String()})
 }
 
+// coreInfo is GET /core/info. port and ssl are core's own listener (api_port, api_ssl), from
+// which add-ons build core's direct URL: here the simulated HA's real port, so that URL works.
 func (s *Supervisor) coreInfo(r *supReq) supResp {
+	s.mu.Lock()
+	if u, err := url.Parse(s.o.HAURL()); err == nil && u.Port() != "" {
+		s.corePort, _ = strconv.Atoi(u.Port())
+	}
+	port := s.corePort
+	s.mu.Unlock()
+	if port == 0 {
+		port = 8123
+	}
 	return ok(map[string]any{"version": home.Version, "version_latest": home.Version, "update_available": false, "arch": "amd64",
 		"machine": "generic-x86-64", "ip_address": "172.30.32.1", "image": "ghcr.io/home-assistant/generic-x86-64-homeassistant",
-		"boot": true, "port": 8123, "ssl": false, "watchdog": true, "wait_boot": 600, "audio_input": nil, "audio_output": nil,
+		"boot": true, "port": port, "ssl": false, "watchdog": true, "wait_boot": 600, "audio_input": nil, "audio_output": nil,
 		"backups_exclude_database": false, "duplicate_log_file": false})
 }
 

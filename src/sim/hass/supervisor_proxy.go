@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -16,6 +18,11 @@ import (
 // as the real Supervisor does for add-ons; 502 when HA is down.
 func (s *Supervisor) proxyREST(w http.ResponseWriter, r *http.Request, p params) {
 	if !s.checkToken(w, r) {
+		return
+	}
+	// The Supervisor never lets an add-on reach core's own Supervisor proxy.
+	if rest := p["rest"]; rest == "hassio" || strings.HasPrefix(rest, "hassio/") || strings.HasPrefix(rest, "hassio_") {
+		plain(w, http.StatusForbidden, "403: Forbidden")
 		return
 	}
 	base := s.o.HAURL()
@@ -79,20 +86,82 @@ func (s *Supervisor) proxyWS(w http.ResponseWriter, r *http.Request, _ params) {
 	if !s.wsClientAuth(ctx, client) {
 		return
 	}
-	relay := func(dst, src *websocket.Conn) {
+	var clientMu sync.Mutex // the refusals and the relay from core both write to the add-on
+	toClient := func(typ websocket.MessageType, data []byte) error {
+		clientMu.Lock()
+		defer clientMu.Unlock()
+		return client.Write(ctx, typ, data)
+	}
+	relay := func(write func(websocket.MessageType, []byte) error, src *websocket.Conn, filter bool) {
 		defer cancel()
 		for {
 			typ, data, err := src.Read(ctx)
 			if err != nil {
 				return
 			}
-			if err := dst.Write(ctx, typ, data); err != nil {
+			if filter {
+				var refused [][]byte
+				if data, refused = refuseSupervisorCommands(data); len(refused) > 0 {
+					for _, r := range refused {
+						if toClient(websocket.MessageText, r) != nil {
+							return
+						}
+					}
+				}
+				if data == nil {
+					continue
+				}
+			}
+			if err := write(typ, data); err != nil {
 				return
 			}
 		}
 	}
-	go relay(upstream, client)
-	relay(client, upstream)
+	go relay(func(typ websocket.MessageType, data []byte) error { return upstream.Write(ctx, typ, data) }, client, true)
+	relay(toClient, upstream, false)
+}
+
+// blockedForAddons are the WebSocket commands the Supervisor's proxy keeps from add-ons:
+// they would reach the Supervisor as core, with core's rights.
+var blockedForAddons = []string{"supervisor/", "hassio/"}
+
+// refuseSupervisorCommands takes the supervisor/* and hassio/* commands out of an add-on's
+// frame (one message or an array of them) and returns what is left to forward (nil: nothing)
+// and an error result for each one taken out.
+func refuseSupervisorCommands(frame []byte) (rest []byte, refused [][]byte) {
+	var one map[string]any
+	var many []map[string]any
+	if decodeJSON(frame, &one) == nil {
+		many = []map[string]any{one}
+	} else if decodeJSON(frame, &many) != nil {
+		return frame, nil // not JSON: core deals with it
+	}
+	var keep []map[string]any
+	for _, m := range many {
+		typ, _ := m["type"].(string)
+		blocked := false
+		for _, p := range blockedForAddons {
+			blocked = blocked || strings.HasPrefix(typ, p)
+		}
+		if !blocked {
+			keep = append(keep, m)
+			continue
+		}
+		raw, _ := marshal(map[string]any{"id": m["id"], "type": "result", "success": false,
+			"error": map[string]any{"code": "unauthorized", "message": "Add-ons cannot send " + typ + " through the Supervisor's proxy; use the Supervisor API"}})
+		refused = append(refused, raw)
+	}
+	switch {
+	case len(refused) == 0:
+		return frame, nil
+	case len(keep) == 0:
+		return nil, refused
+	case one != nil:
+		rest, _ = marshal(keep[0])
+	default:
+		rest, _ = marshal(keep)
+	}
+	return rest, refused
 }
 
 // dialHA connects to HA's WebSocket and logs in as the Supervisor.
@@ -151,4 +220,21 @@ func (s *Supervisor) wsClientAuth(ctx context.Context, c *websocket.Conn) bool {
 		return false
 	}
 	return write(handshakeFrame{Type: "auth_ok", HAVersion: home.Version})
+}
+
+// hassioLogPath is the part of core's hassio HTTP view (/api/hassio/<path>, admin only) the
+// simulator serves: the Supervisor's log endpoints, forwarded with their query.
+var hassioLogPath = regexp.MustCompile(`^(core|supervisor|addons/[a-z0-9_]+)/logs$`)
+
+// hassioLogs is core's /api/hassio/<path> for log paths: 404 without a Supervisor (the
+// hassio integration is not loaded) or for other paths.
+func (s *Server) hassioLogs(w http.ResponseWriter, r *http.Request, p params, _ *user) {
+	if s.o.Supervisor == nil || !hassioLogPath.MatchString(p["rest"]) {
+		plain(w, http.StatusNotFound, "404: Not Found")
+		return
+	}
+	fwd := r.Clone(r.Context())
+	fwd.URL.Path, fwd.URL.RawPath = "/"+p["rest"], ""
+	fwd.Header.Set("Authorization", "Bearer "+s.o.Supervisor.o.Token)
+	s.o.Supervisor.Handler().ServeHTTP(w, fwd)
 }

@@ -38,15 +38,7 @@ func dialRaw(t testing.TB, url string) *wsClient {
 // dialAuthed connects to HA's /api/websocket and authenticates.
 func dialAuthed(t testing.TB, token string) *wsClient {
 	t.Helper()
-	w := dialRaw(t, wsURL(home.URL())+"/api/websocket")
-	if m := w.next(); m["type"] != "auth_required" {
-		t.Fatalf("first message: %v", m)
-	}
-	w.send(map[string]any{"type": "auth", "access_token": token})
-	if m := w.next(); m["type"] != "auth_ok" {
-		t.Fatalf("auth: %v", m)
-	}
-	return w
+	return dialAt(t, wsURL(home.URL())+"/api/websocket", token)
 }
 
 func (w *wsClient) send(v any) {

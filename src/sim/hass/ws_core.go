@@ -47,16 +47,18 @@ func init() {
 		}},
 		"render_template": {schema: schema{{name: "template", req: true, kind: "str"}, {name: "entity_ids", kind: "strlist"}, {name: "variables", kind: "dict"},
 			{name: "timeout", kind: "number"}, {name: "strict", kind: "bool"}, {name: "report_errors", kind: "bool"}}, handle: wsRenderTemplate},
-		"validate_config": {schema: schema{{name: "triggers", kind: "any"}, {name: "conditions", kind: "any"}, {name: "actions", kind: "any"},
-			{name: "trigger", kind: "any"}, {name: "condition", kind: "any"}, {name: "action", kind: "any"}}, handle: func(c *wsConn, id int64, m map[string]any) {
-			parts := map[string]any{}
-			for k, v := range m {
-				if k != "id" && k != "type" {
-					parts[k] = toGoNumbers(v)
+		// Like HA's handle_validate_config, only the plural keys: a singular "trigger" is an
+		// extra key (automation files still accept it; this command does not).
+		"validate_config": {schema: schema{{name: "triggers", kind: "any"}, {name: "conditions", kind: "any"}, {name: "actions", kind: "any"}},
+			handle: func(c *wsConn, id int64, m map[string]any) {
+				parts := map[string]any{}
+				for k, v := range m {
+					if k != "id" && k != "type" {
+						parts[k] = toGoNumbers(v)
+					}
 				}
-			}
-			c.result(id, home.ValidateConfig(parts))
-		}},
+				c.result(id, home.ValidateConfig(parts))
+			}},
 		"persistent_notification/subscribe": {handle: func(c *wsConn, id int64, m map[string]any) {
 			c.result(id, nil)
 			cancel := c.s.h.SubscribeNotifications(func(u home.NotificationUpdate) { c.event(id, u) })
@@ -269,11 +271,50 @@ func wsSupervisorAPI(c *wsConn, id int64, m map[string]any) {
 		c.sendError(id, "unknown_error", "Supervisor is not available")
 		return
 	}
-	data, _ := toGoNumbers(m["data"]).(map[string]any)
-	res, err := c.s.o.Supervisor.Call(str(m, "method"), str(m, "endpoint"), data)
-	if err != nil {
-		c.sendError(id, "unknown_error", err.Error())
-		return
+	// HA's websocket_supervisor_api: timeout = msg.get("timeout", 10) seconds, null for none.
+	// On expiry core answers unknown_error while the Supervisor carries on.
+	timeout := c.s.o.SupervisorAPITimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
 	}
-	c.result(id, res)
+	if v, given := m["timeout"]; given {
+		timeout = 0
+		if f, ok := toGoNumbers(v).(float64); ok && f > 0 {
+			timeout = time.Duration(f * float64(time.Second))
+		} else if n, ok := toGoNumbers(v).(int64); ok && n > 0 {
+			timeout = time.Duration(n) * time.Second
+		}
+	}
+	data, _ := toGoNumbers(m["data"]).(map[string]any)
+	endpoint := str(m, "endpoint")
+	type answer struct {
+		res any
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := c.s.o.Supervisor.Call(str(m, "method"), endpoint, data)
+		done <- answer{res, err}
+	}()
+	// Answered from its own goroutine, as HA runs each command as a task: the connection
+	// keeps serving other commands meanwhile.
+	go func() {
+		var expired <-chan time.Time
+		if timeout > 0 {
+			t := time.NewTimer(timeout)
+			defer t.Stop()
+			expired = t.C
+		}
+		select {
+		case a := <-done:
+			if a.err != nil {
+				c.sendError(id, "unknown_error", a.err.Error())
+				return
+			}
+			c.result(id, a.res)
+		case <-expired:
+			c.sendError(id, "unknown_error", "Timeout on "+endpoint+" request")
+		case <-c.ctx.Done():
+		}
+	}()
 }

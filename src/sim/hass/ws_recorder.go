@@ -256,16 +256,19 @@ func wsListStatistics(c *wsConn, id int64, m map[string]any) {
 	sort.Slice(metas, func(i, j int) bool { return metas[i].StatisticID < metas[j].StatisticID })
 	out := []any{}
 	for _, s := range metas {
-		hasMean := s.MeanType != 0
-		if want == "mean" && !hasMean || want == "sum" && !s.HasSum {
+		if want == "mean" && s.MeanType == recorder.MeanNone || want == "sum" && !s.HasSum {
 			continue
 		}
-		out = append(out, statMetaJSON(s, hasMean))
+		out = append(out, statMetaJSON(s))
 	}
 	c.result(id, out)
 }
 
-func statMetaJSON(s recorder.StatMeta, hasMean bool) map[string]any {
+// statMetaJSON is one list_statistic_ids item. has_mean is HA's deprecated field ("can be
+// removed with 2026.4" in statistics.py), still sent and true only for an arithmetic mean: a
+// circular mean (wind direction) has mean_type 2 and has_mean false.
+func statMetaJSON(s recorder.StatMeta) map[string]any {
+	hasMean := s.MeanType == recorder.MeanArithmetic
 	var unit, name any
 	if s.Unit != "" {
 		unit = s.Unit

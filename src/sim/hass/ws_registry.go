@@ -73,9 +73,10 @@ func registryCommands() map[string]wsCommand {
 				if e.HasEntityName {
 					d["hn"] = true
 				}
-				if e.Name != nil {
-					d["en"] = *e.Name
-				} else if e.OriginalName != nil {
+				// HA's _as_display_dict: "en" is the integration's original name, sent only
+				// when the user has set no name and the entity names itself after its device;
+				// a user-set name never appears here.
+				if e.Name == nil && e.HasEntityName && e.OriginalName != nil {
 					d["en"] = *e.OriginalName
 				}
 				out = append(out, d)

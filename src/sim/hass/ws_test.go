@@ -303,9 +303,17 @@ func TestWSRegistries(t *testing.T) {
 	if rel["entity"] == nil || rel["device"] == nil || rel["floor"] == nil {
 		t.Errorf("search/related: %v", rel)
 	}
-	disp := w.ok(map[string]any{"id": 28, "type": "config/entity_registry/list_for_display"}).(map[string]any)
+	// A name the user gave never shows as "en" (HA sends only the original name there).
+	w.ok(map[string]any{"id": 28, "type": "config/entity_registry/update", "entity_id": "sensor.office_pm25", "name": "Dusty air"})
+	defer w.ok(map[string]any{"id": 30, "type": "config/entity_registry/update", "entity_id": "sensor.office_pm25", "name": nil})
+	disp := w.ok(map[string]any{"id": 29, "type": "config/entity_registry/list_for_display"}).(map[string]any)
 	if disp["entities"] == nil || disp["entity_categories"] == nil {
 		t.Errorf("list_for_display: %v", disp)
+	}
+	for _, it := range disp["entities"].([]any) {
+		if e := it.(map[string]any); e["ei"] == "sensor.office_pm25" && e["en"] != nil {
+			t.Errorf("list_for_display en = %v, want no user-set name", e["en"])
+		}
 	}
 }
 
@@ -486,6 +494,13 @@ func TestWSMiscCommands(t *testing.T) {
 	}
 	if p := w.ok(map[string]any{"id": 7, "type": "get_panels"}).(map[string]any); p["lovelace"] == nil {
 		t.Errorf("panels: %v", p)
+	}
+	// HA's validate_config takes only the plural keys; the singular ones are extra keys there.
+	for i, k := range []string{"trigger", "condition", "action"} {
+		m, _ := w.cmd(map[string]any{"id": 8 + i, "type": "validate_config", k: []any{}})
+		if errCode(m) != "invalid_format" || !strings.Contains(errMsg(m), "extra keys not allowed @ data['"+k+"']") {
+			t.Errorf("validate_config with singular %q: %v", k, m)
+		}
 	}
 }
 

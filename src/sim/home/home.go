@@ -33,7 +33,11 @@ type Options struct {
 	TimeZone string
 	// ExtraSensors adds this many synthetic sensors, to stand for a large installation.
 	ExtraSensors int
-	Logger       *slog.Logger
+	// JournalLog logs as HA OS and Supervised installs do: to the journal (the Supervisor's
+	// /core/logs) only, with no home-assistant.log. A log file already in ConfigDir seeds the
+	// journal, as if it were the output of earlier runs.
+	JournalLog bool
+	Logger     *slog.Logger
 }
 
 // Home is the simulated home. Create it with New.
@@ -134,6 +138,11 @@ func New(o Options) (*Home, error) {
 	h.start = h.now().UTC()
 	if o.ConfigDir != "" {
 		h.logs.path = filepath.Join(o.ConfigDir, "home-assistant.log")
+		if o.JournalLog {
+			h.logs.lines = strings.Split(h.LogText(maxLogLines), "\n")
+			h.logs.lines = h.logs.lines[:len(h.logs.lines)-1]
+			h.logs.path = ""
+		}
 	}
 	h.mu.Lock()
 	h.registerServices()

@@ -255,11 +255,11 @@ func ValidateConfig(parts map[string]any) map[string]ValidateConfigResult {
 	for _, k := range keys {
 		var err error
 		switch k {
-		case "triggers", "trigger":
+		case "triggers":
 			err = ValidateTriggers(parts[k], "data")
-		case "conditions", "condition":
+		case "conditions":
 			err = ValidateConditions(parts[k], "data")
-		case "actions", "action":
+		case "actions":
 			err = ValidateActions(parts[k], "data")
 		default:
 			continue

@@ -10,9 +10,10 @@ package recorder
 import "time"
 
 // SchemaVersion is the recorder schema version this package emulates; it is
-// written to schema_changes. It includes statistics_meta.mean_type and
-// unit_class and statistics.mean_weight.
-const SchemaVersion = 50
+// written to schema_changes. 52 is what HA ≥ 2025.11 records (db_schema.py,
+// PR #156267: 51 added statistics_meta.unit_class, then 52); the layout
+// includes statistics_meta.mean_type and unit_class and statistics.mean_weight.
+const SchemaVersion = 52
 
 // State is one state change to record.
 type State struct {

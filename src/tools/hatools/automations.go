@@ -120,9 +120,10 @@ func automationTools(d Deps) []*toolkit.Tool {
 	})
 
 	create := toolkit.Define(toolkit.Spec[createAutomationArgs, automationSaved]{
-		Name: "ha_create_automation", Toolset: SetAutomations, Title: "Create an automation",
+		Name: "ha_create_automation", Toolset: SetAutomations, Title: "Create an automation", Conditional: createAutomationGrant,
 		Description: "Create an automation through Home Assistant's automation editor API (stored in automations.yaml, loaded at once). Give config (or automation_yaml) with alias, triggers, actions and optional conditions, mode. " +
-			"It is validated by Home Assistant first; errors name the part at fault. Returns its id and entity id.",
+			"It is validated by Home Assistant first; errors name the part at fault. Returns its id and entity id. " +
+			"Actions that call a service needing the command permission in ha_call_service (shell_command.*, hassio.*, …) need it here too.",
 		Summary: func(a createAutomationArgs) string { return "create " + a.ID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a createAutomationArgs) (automationSaved, error) {
 			cfg, err := a.automationConfigArgs.parse()
@@ -157,7 +158,7 @@ func automationTools(d Deps) []*toolkit.Tool {
 	})
 
 	update := toolkit.Define(toolkit.Spec[updateAutomationArgs, automationSaved]{
-		Name: "ha_update_automation", Toolset: SetAutomations, Title: "Update an automation",
+		Name: "ha_update_automation", Toolset: SetAutomations, Title: "Update an automation", Conditional: updateAutomationGrant,
 		Description: "Replace an automation's configuration (or with merge=true change only the keys given) through Home Assistant's automation editor API; validated first, applied at once. " +
 			"Read the current configuration with ha_list_automations include_config=true. The old configuration is overwritten: needs confirm=true after showing the user the change. " +
 			"To switch one on or off use ha_call_service automation.turn_on/turn_off instead.",
@@ -186,6 +187,14 @@ func automationTools(d Deps) []*toolkit.Tool {
 				var current map[string]any
 				if err := json.Unmarshal(raw, &current); err != nil {
 					return automationSaved{}, toolkit.Backend("Home Assistant", fmt.Errorf("the stored automation is not an object: %w", err), false, "")
+				}
+				// A config saved before HA 2024.10 has singular keys: both sides plural, so
+				// a given "triggers" replaces a stored "trigger".
+				if err := pluralKeys(current, "stored config"); err != nil {
+					return automationSaved{}, err
+				}
+				if err := pluralKeys(cfg, "config"); err != nil {
+					return automationSaved{}, err
 				}
 				for k, v := range cfg {
 					if v == nil {
@@ -370,22 +379,45 @@ func jsonReady(v any, depth int) any {
 	return v
 }
 
-// validated are the parts of an automation Home Assistant's validate_config checks.
+// validated are the parts of an automation Home Assistant's validate_config checks, plural
+// (the only form that command accepts) then the singular form HA still reads from files.
 var validated = [][2]string{{"triggers", "trigger"}, {"conditions", "condition"}, {"actions", "action"}}
 
-// saveAutomation validates the automation with Home Assistant, then stores it under id.
+// pluralKeys renames an automation's top-level trigger/condition/action to triggers/conditions/
+// actions in place, as Home Assistant's own backward-compatibility step does when it loads one
+// (only the top level: "condition" inside a trigger or action item is that item's type).
+// Giving both forms of one key is an error there too.
+func pluralKeys(cfg map[string]any, field string) error {
+	for _, names := range validated {
+		plural, singular := names[0], names[1]
+		v, ok := cfg[singular]
+		if !ok {
+			continue
+		}
+		if _, both := cfg[plural]; both {
+			return toolkit.InvalidArg(field+"."+singular, "and "+field+"."+plural+" are both given: keep only "+plural, "")
+		}
+		cfg[plural] = v
+		delete(cfg, singular)
+	}
+	return nil
+}
+
+// saveAutomation validates the automation with Home Assistant, then stores it under id. Keys
+// are stored plural so that old configs converge on the form validate_config accepts.
 func saveAutomation(ctx context.Context, d Deps, id string, cfg map[string]any) error {
+	if err := pluralKeys(cfg, "config"); err != nil {
+		return err
+	}
 	if _, blueprint := cfg["use_blueprint"]; !blueprint {
 		parts := map[string]any{}
 		for _, names := range validated {
-			for _, n := range names {
-				if v, ok := cfg[n]; ok {
-					parts[n] = v
-				}
+			if v, ok := cfg[names[0]]; ok {
+				parts[names[0]] = v
 			}
 		}
 		for _, need := range []string{"triggers", "actions"} {
-			if parts[need] == nil && parts[strings.TrimSuffix(need, "s")] == nil {
+			if parts[need] == nil {
 				return toolkit.InvalidArg("config."+need, "is required", `{"config": {"triggers": [{"trigger": "state", "entity_id": "binary_sensor.door", "to": "on"}], "actions": [{"action": "light.turn_on", "target": {"entity_id": "light.hall"}}]}}`)
 			}
 		}

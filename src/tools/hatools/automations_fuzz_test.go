@@ -66,3 +66,39 @@ func FuzzCheckAutomationID(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPluralKeys: after pluralKeys an automation has no top-level singular trigger/condition/
+// action key, loses no value, and a config giving both forms of a key is refused.
+func FuzzPluralKeys(f *testing.F) {
+	f.Add(`{"trigger":[{"platform":"sun"}],"action":[]}`)
+	f.Add(`{"triggers":[],"trigger":[]}`)
+	f.Add(`{"alias":"x","condition":{"condition":"state"},"conditions":null}`)
+	f.Fuzz(func(t *testing.T, text string) {
+		var cfg map[string]any
+		if json.Unmarshal([]byte(text), &cfg) != nil || cfg == nil {
+			return
+		}
+		before := len(cfg)
+		both := false
+		for _, n := range validated {
+			_, p := cfg[n[0]]
+			_, s := cfg[n[1]]
+			both = both || p && s
+		}
+		err := pluralKeys(cfg, "config")
+		if both != (err != nil) {
+			t.Fatalf("%s: both forms %v, error %v", text, both, err)
+		}
+		if err != nil {
+			return
+		}
+		for _, n := range validated {
+			if _, ok := cfg[n[1]]; ok {
+				t.Fatalf("%s: %s left", text, n[1])
+			}
+		}
+		if len(cfg) != before {
+			t.Fatalf("%s: %d keys became %d", text, before, len(cfg))
+		}
+	})
+}

@@ -1,8 +1,12 @@
 package hatools_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
 func TestListAutomations(t *testing.T) {
@@ -147,5 +151,73 @@ func TestAutomationLifecycle(t *testing.T) {
 		e.fails(t, "ha_create_automation", map[string]any{"config": config}, "backend_unavailable", "not reachable")
 		e.fails(t, "ha_update_automation", map[string]any{"confirm": true, "automation_id": "x", "config": config}, "backend_unavailable", "not reachable")
 		e.fails(t, "ha_delete_automation", map[string]any{"automation_id": "x", "confirm": true}, "backend_unavailable", "not reachable")
+	})
+}
+
+// TestAutomationSingularKeys: Home Assistant's validate_config takes only triggers/conditions/
+// actions, so configs written with the pre-2024.10 singular keys (by a model, or stored by an
+// old HA) are made plural before validation and saving.
+func TestAutomationSingularKeys(t *testing.T) {
+	t.Parallel()
+	e := admStart(t, admOpts{})
+	ctx := context.Background()
+	stored := func(id string) map[string]any {
+		raw, err := e.ha.GetConfigItem(ctx, homeassistant.KindAutomation, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg map[string]any
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	plural := func(t *testing.T, cfg map[string]any) {
+		t.Helper()
+		for _, k := range []string{"trigger", "condition", "action"} {
+			if _, ok := cfg[k]; ok {
+				t.Fatalf("stored config keeps the singular %q: %v", k, cfg)
+			}
+		}
+		if cfg["triggers"] == nil || cfg["actions"] == nil {
+			t.Fatalf("stored config lacks triggers/actions: %v", cfg)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"config", map[string]any{"id": "old_style_config", "config": map[string]any{"alias": "Old style config",
+			"trigger":   []any{map[string]any{"platform": "sun", "event": "sunset"}},
+			"condition": []any{map[string]any{"condition": "state", "entity_id": "sun.sun", "state": "below_horizon"}},
+			"action":    []any{map[string]any{"service": "light.turn_on", "target": map[string]any{"entity_id": "light.porch"}}}}}},
+		{"yaml", map[string]any{"id": "old_style_yaml", "automation_yaml": "alias: Old style yaml\ntrigger:\n  - platform: time\n    at: \"06:00:00\"\naction:\n  - service: light.turn_on\n    target:\n      entity_id: light.porch\n"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e.ok(t, "ha_create_automation", c.args)
+			plural(t, stored(c.args["id"].(string)))
+		})
+	}
+	t.Run("both forms", func(t *testing.T) {
+		e.fails(t, "ha_create_automation", map[string]any{"config": map[string]any{"alias": "x", "trigger": []any{}, "triggers": []any{map[string]any{"trigger": "sun", "event": "sunset"}},
+			"actions": []any{map[string]any{"action": "light.turn_on"}}}}, "invalid_argument", "config.trigger")
+	})
+	t.Run("merge into a config stored with singular keys", func(t *testing.T) {
+		old := map[string]any{"alias": "Saved by HA 2024.6", "trigger": []any{map[string]any{"platform": "sun", "event": "sunrise"}},
+			"action": []any{map[string]any{"service": "light.turn_off", "target": map[string]any{"entity_id": "light.porch"}}}}
+		if err := e.ha.SaveConfigItem(ctx, homeassistant.KindAutomation, "saved_2024", old); err != nil {
+			t.Fatal(err)
+		}
+		e.ok(t, "ha_update_automation", map[string]any{"confirm": true, "automation_id": "saved_2024", "merge": true, "config": map[string]any{"description": "kept working"}})
+		cfg := stored("saved_2024")
+		plural(t, cfg)
+		if cfg["description"] != "kept working" || cfg["alias"] != "Saved by HA 2024.6" {
+			t.Fatalf("merged: %v", cfg)
+		}
+		e.ok(t, "ha_update_automation", map[string]any{"confirm": true, "automation_id": "saved_2024", "merge": true,
+			"config": map[string]any{"triggers": []any{map[string]any{"trigger": "sun", "event": "sunset"}}}})
+		if tr := stored("saved_2024")["triggers"].([]any)[0].(map[string]any); tr["event"] != "sunset" {
+			t.Fatalf("merged triggers: %v", tr)
+		}
 	})
 }

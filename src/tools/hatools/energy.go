@@ -150,9 +150,13 @@ type statListing struct {
 	Name        string `json:"name,omitempty"`
 	Unit        string `json:"unit,omitempty"`
 	HasMean     bool   `json:"has_mean"`
+	MeanType    string `json:"mean_type,omitempty"` // arithmetic | circular (a circular mean: wind direction)
 	HasSum      bool   `json:"has_sum"`
 	Source      string `json:"source,omitempty"`
 }
+
+// meanTypes names Home Assistant's StatisticMeanType values (0 is none).
+var meanTypes = map[int]string{1: "arithmetic", 2: "circular"}
 
 type statSeries struct {
 	StatisticID string    `json:"statistic_id"`
@@ -357,12 +361,13 @@ func energyTools(d Deps) []*toolkit.Tool {
 					payload["statistic_type"] = a.StatisticType
 				}
 				var metas []struct {
-					ID      string  `json:"statistic_id"`
-					Name    *string `json:"name"`
-					Unit    *string `json:"statistics_unit_of_measurement"`
-					HasMean bool    `json:"has_mean"`
-					HasSum  bool    `json:"has_sum"`
-					Source  string  `json:"source"`
+					ID       string  `json:"statistic_id"`
+					Name     *string `json:"name"`
+					Unit     *string `json:"statistics_unit_of_measurement"`
+					HasMean  bool    `json:"has_mean"`  // deprecated, arithmetic only; gone after 2026.4
+					MeanType *int    `json:"mean_type"` // since 2025.4
+					HasSum   bool    `json:"has_sum"`
+					Source   string  `json:"source"`
 				}
 				if err := d.HA.Call(ctx, "recorder/list_statistic_ids", payload, &metas); err != nil {
 					return statisticsResult{}, haError(err, false, "")
@@ -372,7 +377,15 @@ func energyTools(d Deps) []*toolkit.Tool {
 					if a.Search != "" && !hasFold(m.ID+" "+strOf(m.Name), a.Search) {
 						continue
 					}
-					list = append(list, statListing{StatisticID: m.ID, Name: strOf(m.Name), Unit: strOf(m.Unit), HasMean: m.HasMean, HasSum: m.HasSum, Source: m.Source})
+					mt := 0
+					switch {
+					case m.MeanType != nil:
+						mt = *m.MeanType
+					case m.HasMean:
+						mt = 1
+					}
+					list = append(list, statListing{StatisticID: m.ID, Name: strOf(m.Name), Unit: strOf(m.Unit), HasMean: mt != 0, MeanType: meanTypes[mt],
+						HasSum: m.HasSum, Source: m.Source})
 				}
 				page := toolkit.Paginate(list, a.Page)
 				return statisticsResult{Available: &page}, nil
