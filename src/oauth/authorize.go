@@ -80,11 +80,9 @@ func (s *Server) authorize(c echo.Context) error {
 		clientID: cl.ID, clientName: cl.Name, cimd: cl.CIMD, refresh: cl.refreshAllowed(),
 		redirectURI: redirectURI, redirectGiven: given,
 		challenge: q.Get("code_challenge"), scope: scope, resource: s.resource, state: state,
-		created: s.now(),
+		created: s.now(), from: addressKey(c.RealIP()),
 	}
-	if err := s.logins.add(x, s.now()); err != nil {
-		return errorPage(c, http.StatusServiceUnavailable, "Busy", "Too many logins are in progress. Wait a few minutes and try again.")
-	}
+	_ = s.logins.add(x, s.now()) // never refuses: over the quotas, older pending logins give way
 	s.setBrowserCookie(c.Response(), browser)
 	pageHeaders(c)
 	return c.Redirect(http.StatusFound, s.haConfig().AuthCodeURL(x.id))
@@ -94,12 +92,15 @@ func (s *Server) authorize(c echo.Context) error {
 func (s *Server) haCallback(c echo.Context) error {
 	pageHeaders(c)
 	q := c.QueryParams()
-	x, ok := s.logins.get(q.Get("state"), s.now())
+	x, live, ok := s.logins.lookup(q.Get("state"), s.now())
 	if !ok {
 		return errorPage(c, http.StatusBadRequest, "Login expired", "This login has expired or was already used. Start the connection again from your assistant.")
 	}
 	if !sameBrowser(x, c.Request()) {
 		return errorPage(c, http.StatusBadRequest, "Login started elsewhere", "This login was started in another browser. Start the connection again from your assistant, in this browser.")
+	}
+	if !live {
+		return s.refuseExpired(c, x)
 	}
 	if q.Get("error") != "" || q.Get("code") == "" {
 		s.logins.drop(x.id)
@@ -110,17 +111,18 @@ func (s *Server) haCallback(c echo.Context) error {
 	user, err := s.haIdentify(c.Request().Context(), q.Get("code"))
 	if err != nil {
 		s.logins.drop(x.id)
+		msg := "The login could not be confirmed with Home Assistant."
 		var he *errHA
 		if errors.As(err, &he) {
 			s.log.Warn("oauth: Home Assistant login failed", "client_id", x.clientID, "err", he.msg)
-			return errorPage(c, http.StatusBadGateway, "Home Assistant login failed", he.msg)
+			msg = he.msg
 		}
-		return errorPage(c, http.StatusBadGateway, "Home Assistant login failed", "The login could not be confirmed with Home Assistant.")
+		return s.refuse(c, x, http.StatusBadGateway, "the Home Assistant login could not be confirmed", "Home Assistant login failed", msg)
 	}
 	if !user.IsAdmin {
 		s.logins.drop(x.id)
 		s.log.Warn("oauth: login refused, not an administrator", "user", user.Name, "client_id", x.clientID)
-		return errorPage(c, http.StatusForbidden, "An administrator is needed",
+		return s.refuse(c, x, http.StatusForbidden, "the Home Assistant user is not an administrator", "An administrator is needed",
 			"The Home Assistant user “"+user.Name+"” is not an administrator. hamcp can control the whole home, so only Home Assistant administrators may connect an assistant. Log in with an administrator account, or ask an administrator to connect it.")
 	}
 	if !s.logins.setUser(x.id, user.ID, user.Name, newSecret("")) {
@@ -131,19 +133,18 @@ func (s *Server) haCallback(c echo.Context) error {
 
 // consentForm is GET /oauth/consent: what is asked, by whom, for whom.
 func (s *Server) consentForm(c echo.Context) error {
-	x, ok := s.logins.get(c.QueryParam("login"), s.now())
+	x, live, ok := s.logins.lookup(c.QueryParam("login"), s.now())
 	if !ok || x.userID == "" {
 		return errorPage(c, http.StatusBadRequest, "Login expired", "This login has expired or was already answered. Start the connection again from your assistant.")
 	}
 	if !sameBrowser(x, c.Request()) {
 		return errorPage(c, http.StatusBadRequest, "Login started elsewhere", "This login was started in another browser. Start the connection again from your assistant, in this browser.")
 	}
-	host := x.redirectURI
-	if u, err := url.Parse(x.redirectURI); err == nil {
-		host = u.Host
+	if !live {
+		return s.refuseExpired(c, x)
 	}
 	return consentPage(c, consentData{
-		ClientName: x.clientName, ClientID: x.clientID, ClientIsURL: x.cimd, RedirectHost: host,
+		ClientName: x.clientName, ClientID: x.clientID, ClientIsURL: x.cimd, RedirectHost: redirectHost(x.redirectURI),
 		UserName: x.userName, ReadOnly: x.scope == authn.ScopeReadOnly, LoginID: x.id, CSRF: x.csrf,
 	})
 }
@@ -152,12 +153,15 @@ func (s *Server) consentForm(c echo.Context) error {
 func (s *Server) consentAnswer(c echo.Context) error {
 	pageHeaders(c)
 	id := c.FormValue("login")
-	x, ok := s.logins.get(id, s.now())
+	x, live, ok := s.logins.lookup(id, s.now())
 	if !ok || x.userID == "" {
 		return errorPage(c, http.StatusBadRequest, "Login expired", "This login has expired or was already answered. Start the connection again from your assistant.")
 	}
 	if !sameBrowser(x, c.Request()) || subtle.ConstantTimeCompare([]byte(c.FormValue("csrf")), []byte(x.csrf)) != 1 {
 		return errorPage(c, http.StatusForbidden, "Request refused", "The answer did not come from the consent page hamcp showed in this browser.")
+	}
+	if !live {
+		return s.refuseExpired(c, x)
 	}
 	if _, ok := s.logins.take(id); !ok {
 		return errorPage(c, http.StatusBadRequest, "Login expired", "This login was already answered.")
@@ -191,4 +195,30 @@ func (s *Server) issueCode(ctx context.Context, x login) (string, error) {
 		hashSecret(code), x.clientID, x.redirectURI, x.redirectGiven, x.challenge, x.scope, x.resource,
 		x.userID, x.userName, x.refresh, s.now().Add(codeTTL).UnixMilli())
 	return code, err
+}
+
+// refuse ends a login the user cannot complete: it shows the user why, then (by a link and an
+// automatic redirect) returns the browser to the client with error=access_denied, so the client learns the
+// outcome at once instead of waiting for its timeout. Only for logins whose redirect URI was
+// checked against the client's registration.
+func (s *Server) refuse(c echo.Context, x login, status int, desc, title, msg string) error {
+	back := withParams(x.redirectURI, url.Values{
+		"error": {"access_denied"}, "error_description": {desc}, "state": {x.state}, "iss": {s.issuer},
+	})
+	return refusalPage(c, status, refusalData{Title: title, Message: msg, Continue: back, ClientHost: redirectHost(x.redirectURI), Seconds: refusalRedirectSeconds})
+}
+
+// refuseExpired answers a login that outlived loginTTL, once.
+func (s *Server) refuseExpired(c echo.Context, x login) error {
+	s.logins.drop(x.id)
+	return s.refuse(c, x, http.StatusBadRequest, "the login expired before it was completed", "Login expired",
+		"This login took longer than ten minutes and has expired. Nothing was granted. Start the connection again from your assistant.")
+}
+
+// redirectHost is the host a redirect URI sends the browser to, as pages name it.
+func redirectHost(uri string) string {
+	if u, err := url.Parse(uri); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return uri
 }

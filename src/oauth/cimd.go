@@ -14,8 +14,10 @@ import (
 )
 
 // Client ID Metadata Documents: the client id is an https URL whose JSON describes the client. The
-// fetch is bounded (5 s, 64 KB, no redirects) and only goes to hosts that are allowed as redirect
-// hosts anyway, so a stranger cannot make hamcp fetch arbitrary internal URLs.
+// fetch is bounded (5 s, 64 KB, no redirects), only goes to hosts that are allowed as redirect
+// hosts anyway, and only connects to public addresses (cimd_dial.go), so a stranger cannot make
+// hamcp fetch internal URLs; every way a fetch can fail looks the same to the client, so the
+// error cannot be used to probe which ports are open.
 const (
 	cimdTimeout   = 5 * time.Second
 	cimdMaxBytes  = 64 << 10
@@ -109,7 +111,12 @@ func (s *Server) fetchCIMD(ctx context.Context, id string) (*client, error) {
 		if errors.Is(err, context.Canceled) {
 			return nil, err
 		}
-		s.log.Warn("client metadata document refused", "client_id", id, "err", err)
+		var fe *fetchError
+		if errors.As(err, &fe) {
+			s.log.Warn("client metadata document could not be fetched", "client_id", id, "err", fe.detail)
+		} else {
+			s.log.Warn("client metadata document refused", "client_id", id, "err", err)
+		}
 		s.cimd.put(id, cimdEntry{err: err, expires: now.Add(cimdErrorTTL)}, now)
 		return nil, err
 	}
@@ -128,19 +135,20 @@ func (s *Server) loadCIMD(ctx context.Context, id string) (*client, time.Duratio
 		return nil, 0, err
 	}
 	req.Header.Set("Accept", "application/json")
-	hc := *s.o.HTTPClient
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := hc.Do(req)
+	resp, err := s.cimdClient.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("fetching the client metadata document failed: %w", err)
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return nil, 0, err
+		}
+		return nil, 0, &fetchError{err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, 0, fmt.Errorf("the client metadata document answered HTTP %d (redirects are not followed)", resp.StatusCode)
+		return nil, 0, &fetchError{fmt.Errorf("HTTP %d (redirects are not followed)", resp.StatusCode)}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, cimdMaxBytes+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("reading the client metadata document: %w", err)
+		return nil, 0, &fetchError{err}
 	}
 	if len(body) > cimdMaxBytes {
 		return nil, 0, errors.New("the client metadata document is larger than 64 KB")
@@ -151,6 +159,17 @@ func (s *Server) loadCIMD(ctx context.Context, id string) (*client, time.Duratio
 	}
 	return c, cacheTTL(resp.Header.Get("Cache-Control")), nil
 }
+
+// fetchError is every failure to get the document's bytes: a refused address, a closed or open
+// port, a TLS failure, a timeout or a non-200 answer. The client only ever sees one sentence, so
+// it cannot map hamcp's network; the detail goes to the log.
+type fetchError struct{ detail error }
+
+func (e *fetchError) Error() string {
+	return "the client metadata document could not be fetched (it must be served with HTTP 200 over https from a public address)"
+}
+
+func (e *fetchError) Unwrap() error { return e.detail }
 
 // parseCIMD validates a metadata document for the client id it was fetched from.
 func parseCIMD(body []byte, id string, allowed hostSet) (*client, error) {

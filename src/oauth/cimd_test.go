@@ -68,7 +68,7 @@ func httptestPlain(t *testing.T) *docServer {
 func TestCIMDOverLoopbackHTTP(t *testing.T) {
 	docs := httptestPlain(t)
 	host := strings.TrimPrefix(docs.URL, "http://")
-	e := newEnv(t, func(o *Options) { o.CIMDAllowHTTPHosts = []string{host} })
+	e := newEnv(t, func(o *Options) { o.CIMDAllowHTTPHosts = []string{host}; o.cimdAllowLoopback = true })
 	const redirect = "http://127.0.0.1:41999/cb"
 	doc := func(id string, extra string) string {
 		return `{"client_id":"` + id + `","client_name":"Doc Client","redirect_uris":["` + redirect + `"]` + extra + `}`
@@ -115,8 +115,8 @@ func TestCIMDOverLoopbackHTTP(t *testing.T) {
 	}{
 		{"larger than 64 KB", big, redirect, "64 KB"},
 		{"client_id is not its URL", wrongID, redirect, "is not the URL it was fetched from"},
-		{"not found", missing, redirect, "HTTP 404"},
-		{"redirects are not followed", moved, redirect, "HTTP 302"},
+		{"not found", missing, redirect, "could not be fetched"},
+		{"redirects are not followed", moved, redirect, "could not be fetched"},
 		{"holds a secret", secret, redirect, "client_secret"},
 		{"needs private_key_jwt", jwt, redirect, "private_key_jwt"},
 		{"plain http from another host", otherHost, redirect, "must be an https URL"},

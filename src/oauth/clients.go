@@ -185,14 +185,8 @@ func (s *Server) register(c echo.Context) error {
 		return oauthError(c, http.StatusBadRequest, me.code, me.desc)
 	}
 	ctx := c.Request().Context()
-	var pendingCount int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM oauth_clients WHERE last_used_at = 0`).Scan(&pendingCount); err != nil {
-		return s.serverError(c, "count clients", err)
-	}
-	if pendingCount >= maxUnusedClients {
-		return oauthError(c, http.StatusServiceUnavailable, "temporarily_unavailable", "too many registered clients have not signed in yet; try again tomorrow")
-	}
 	now := s.now()
+	from := addressKey(c.RealIP())
 	id := "c_" + randomHex(16)
 	secret, secretHash := "", ""
 	if m.TokenEndpointAuthMethod != "none" {
@@ -219,12 +213,23 @@ func (s *Server) register(c echo.Context) error {
 	}
 	meta, _ := json.Marshal(resp)
 	uris, _ := json.Marshal(m.RedirectURIs)
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO oauth_clients
-		(client_id, secret_hash, name, redirect_uris, grant_types, auth_method, application_type, scope, metadata, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, secretHash, m.ClientName, string(uris), strings.Join(m.GrantTypes, " "), m.TokenEndpointAuthMethod,
-		m.ApplicationType, m.Scope, string(meta), now.UnixMilli()); err != nil {
+	var evicted int64
+	if err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_clients
+			(client_id, secret_hash, name, redirect_uris, grant_types, auth_method, application_type, scope, metadata, created_at, registered_from)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			id, secretHash, m.ClientName, string(uris), strings.Join(m.GrantTypes, " "), m.TokenEndpointAuthMethod,
+			m.ApplicationType, m.Scope, string(meta), now.UnixMilli(), from); err != nil {
+			return err
+		}
+		var err error
+		evicted, err = evictUnusedClients(ctx, tx, s.limits, from, now.UnixMilli())
+		return err
+	}); err != nil {
 		return s.serverError(c, "store client", err)
+	}
+	if evicted > 0 {
+		s.log.Debug("oauth: unused registrations displaced by a new one", "count", evicted, "from", from)
 	}
 	if secret != "" {
 		resp["client_secret"] = secret
@@ -234,9 +239,6 @@ func (s *Server) register(c echo.Context) error {
 	noStore(c)
 	return c.JSON(http.StatusCreated, resp)
 }
-
-// maxUnusedClients bounds what anonymous registration can add before anyone signs in.
-const maxUnusedClients = 1000
 
 // lookupClient finds a client by id: a URL id is a metadata document, anything else a registration.
 func (s *Server) lookupClient(ctx context.Context, id string) (*client, error) {

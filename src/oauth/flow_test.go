@@ -139,8 +139,8 @@ func TestClaudeFlowWithDCR(t *testing.T) {
 	}
 }
 
-// TestRefreshReuseRevokesTheGrant: a rotated refresh token presented again means it leaked; the
-// whole family dies, including the tokens the rightful client holds now.
+// TestRefreshReuseRevokesTheGrant: a rotated refresh token presented again after the grace period
+// means it leaked; the whole family dies, including the tokens the rightful client holds now.
 func TestRefreshReuseRevokesTheGrant(t *testing.T) {
 	e := newEnv(t, nil)
 	c := e.register(claudeCallback, "Claude")
@@ -149,6 +149,7 @@ func TestRefreshReuseRevokesTheGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.clock.add(refreshGrace + time.Second)
 	if _, err := e.refresh(c, tok.RefreshToken); oauthErrorCode(err) != "invalid_grant" {
 		t.Fatalf("old refresh token: %v, want invalid_grant", err)
 	}
@@ -172,7 +173,7 @@ func TestCIMDFlowWithSDKClient(t *testing.T) {
 	clientID := docSrv.URL + "/oauth/client.json"
 	redirect := "http://127.0.0.1:33418/callback"
 	docSrv.set(200, `{"client_id":"`+clientID+`","client_name":"SDK Client","redirect_uris":["`+redirect+`"],"grant_types":["authorization_code","refresh_token"],"token_endpoint_auth_method":"none"}`)
-	e := newEnv(t, func(o *Options) { o.HTTPClient = docSrv.Client() })
+	e := newEnv(t, func(o *Options) { o.HTTPClient = docSrv.Client(); o.cimdAllowLoopback = true })
 
 	var fetcherErr error
 	b := newBrowser(t)

@@ -19,22 +19,35 @@ import (
 type family struct {
 	id, clientID, userID, userName, scope, resource string
 	refresh                                         bool
+	created                                         time.Time
 }
+
+// end is when the grant stops, however often it was refreshed (Options.GrantLifetime).
+func (s *Server) grantEnd(f family) time.Time { return f.created.Add(s.o.GrantLifetime) }
 
 // grantKey is the permission-grant key for sessionless calls made with this grant's tokens.
 func grantKey(familyID string) string { return "oauth:" + familyID }
 
 func (s *Server) issueTokens(ctx context.Context, tx *sql.Tx, f family, now time.Time) (*tokenResponse, error) {
+	end := s.grantEnd(f)
+	accessExp := now.Add(s.o.AccessTTL)
+	if accessExp.After(end) {
+		accessExp = end
+	}
 	access := newSecret(accessPrefix)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_access_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)`,
-		hashSecret(access), f.id, now.Add(s.o.AccessTTL).UnixMilli()); err != nil {
+		hashSecret(access), f.id, accessExp.UnixMilli()); err != nil {
 		return nil, err
 	}
-	resp := &tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(s.o.AccessTTL.Seconds()), Scope: f.scope}
+	resp := &tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int64(accessExp.Sub(now).Seconds()), Scope: f.scope}
 	if f.refresh {
+		refreshExp := now.Add(s.o.RefreshTTL)
+		if refreshExp.After(end) {
+			refreshExp = end
+		}
 		resp.RefreshToken = newSecret(refreshPrefix)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_refresh_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)`,
-			hashSecret(resp.RefreshToken), f.id, now.Add(s.o.RefreshTTL).UnixMilli()); err != nil {
+			hashSecret(resp.RefreshToken), f.id, refreshExp.UnixMilli()); err != nil {
 			return nil, err
 		}
 	}
@@ -59,18 +72,21 @@ func (v verifier) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 		return nil, authn.ErrNotMine
 	}
 	var (
-		expiresAt, revoked                                 int64
+		expiresAt, revoked, created                        int64
 		familyID, clientID, userID, userName, scope, resrc string
 	)
-	err := v.s.db.QueryRowContext(ctx, `SELECT a.expires_at, f.family_id, f.client_id, f.user_id, f.user_name, f.scope, f.resource, f.revoked_at
+	err := v.s.db.QueryRowContext(ctx, `SELECT a.expires_at, f.family_id, f.client_id, f.user_id, f.user_name, f.scope, f.resource, f.revoked_at, f.created_at
 		FROM oauth_access_tokens a JOIN oauth_families f ON f.family_id = a.family_id WHERE a.token_hash = ?`, hashSecret(token)).
-		Scan(&expiresAt, &familyID, &clientID, &userID, &userName, &scope, &resrc, &revoked)
+		Scan(&expiresAt, &familyID, &clientID, &userID, &userName, &scope, &resrc, &revoked, &created)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, authn.ErrInvalidToken
 	case err != nil:
 		return nil, fmt.Errorf("%w: reading the token store: %v", authn.ErrUnavailable, err)
 	case revoked != 0, v.s.now().UnixMilli() >= expiresAt:
+		return nil, authn.ErrInvalidToken
+	case !v.s.now().Before(time.UnixMilli(created).Add(v.s.o.GrantLifetime)):
+		// The grant's absolute lifetime, even if the option was shortened after the token was issued.
 		return nil, authn.ErrInvalidToken
 	case resrc != v.s.resource:
 		// Audience check: a token issued for another resource URL (hamcp moved) is not for us.
@@ -161,6 +177,7 @@ func (s *Server) sweep(ctx context.Context) {
 		{`DELETE FROM oauth_codes WHERE expires_at < ?`, []any{ms - day}},
 		{`DELETE FROM oauth_access_tokens WHERE expires_at < ?`, []any{ms}},
 		{`DELETE FROM oauth_refresh_tokens WHERE expires_at < ?`, []any{ms}},
+		{`UPDATE oauth_refresh_tokens SET successor = '' WHERE successor != '' AND used_at < ?`, []any{ms - refreshGrace.Milliseconds()}},
 		{`DELETE FROM oauth_families WHERE created_at < ?
 			AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.family_id = oauth_families.family_id)
 			AND NOT EXISTS (SELECT 1 FROM oauth_access_tokens a WHERE a.family_id = oauth_families.family_id)`, []any{ms - day}},

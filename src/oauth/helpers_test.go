@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"log/slog"
@@ -16,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -36,6 +38,7 @@ import (
 var haUsers = []haauth.User{
 	{ID: "u-admin", Name: "Ada Admin", Username: "ada", Password: "ada-pw", Admin: true},
 	{ID: "u-guest", Name: "Gus Guest", Username: "gus", Password: "gus-pw"},
+	{ID: "u-ops", Name: "Olga Ops", Username: "olga", Password: "olga-pw", Admin: true}, // not the owner: can be demoted
 }
 
 const claudeCallback = "https://claude.ai/api/mcp/auth_callback"
@@ -61,7 +64,12 @@ type env struct {
 	clock     *clock
 	opts      func(*Options)
 	stop      func()
+	haDown    atomic.Bool // the simulated HA refuses WebSocket connections
 }
+
+// haAdminLLAT is the long-lived token hamcp's own administrator access uses at the simulated HA
+// (in the add-on: the Supervisor token).
+const haAdminLLAT = "llat-hamcp-admin"
 
 func newEnv(t *testing.T, opts func(*Options)) *env {
 	t.Helper()
@@ -92,7 +100,7 @@ func (e *env) start(ln net.Listener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Store: st, Issuer: e.issuer, HAInternalURL: e.haURL, Now: e.clock.now, Logger: slog.New(slog.DiscardHandler)}
+	o := Options{Store: st, Issuer: e.issuer, HAInternalURL: e.haURL, Now: e.clock.now, Logger: slog.New(slog.DiscardHandler), HACommand: e.haCommand}
 	if e.opts != nil {
 		e.opts(&o)
 	}
@@ -152,6 +160,10 @@ type echoArgs struct {
 // haWebSocket is the minimal piece of HA's WebSocket API the login needs: the auth handshake and
 // auth/current_user, answered from the simulated provider.
 func (e *env) haWebSocket(w http.ResponseWriter, r *http.Request) {
+	if e.haDown.Load() {
+		http.Error(w, "502 Bad Gateway", http.StatusBadGateway) // what the Supervisor proxy answers while HA restarts
+		return
+	}
 	c, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return
@@ -167,6 +179,9 @@ func (e *env) haWebSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	user, ok := e.ha.CurrentUser(auth.AccessToken)
+	if auth.AccessToken == haAdminLLAT {
+		user, ok = haUsers[0], true
+	}
 	if auth.Type != "auth" || !ok {
 		wsjson.Write(ctx, c, map[string]any{"type": "auth_invalid", "message": "Invalid access token or password"})
 		return
@@ -184,8 +199,47 @@ func (e *env) haWebSocket(w http.ResponseWriter, r *http.Request) {
 			wsjson.Write(ctx, c, map[string]any{"id": cmd.ID, "type": "result", "success": true, "result": e.ha.CurrentUserResult(user)})
 			continue
 		}
+		if cmd.Type == "config/auth/list" && user.Admin {
+			wsjson.Write(ctx, c, map[string]any{"id": cmd.ID, "type": "result", "success": true, "result": e.ha.UserList()})
+			continue
+		}
 		wsjson.Write(ctx, c, map[string]any{"id": cmd.ID, "type": "result", "success": false, "error": map[string]string{"code": "unknown_command", "message": "Unknown command."}})
 	}
+}
+
+// haCommand is Options.HACommand for the tests: one WebSocket command with hamcp's administrator
+// token on a connection of its own (the app uses its long-lived HA client instead).
+func (e *env) haCommand(ctx context.Context, msgType string, payload any, out any) error {
+	c, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.haURL, "http")+"/api/websocket", nil)
+	if err != nil {
+		return err
+	}
+	defer c.CloseNow()
+	var msg struct {
+		ID      int             `json:"id"`
+		Type    string          `json:"type"`
+		Success bool            `json:"success"`
+		Result  json.RawMessage `json:"result"`
+	}
+	if err := wsjson.Read(ctx, c, &msg); err != nil {
+		return err
+	}
+	if err := wsjson.Write(ctx, c, map[string]string{"type": "auth", "access_token": haAdminLLAT}); err != nil {
+		return err
+	}
+	if err := wsjson.Read(ctx, c, &msg); err != nil || msg.Type != "auth_ok" {
+		return fmt.Errorf("auth: %s %v", msg.Type, err)
+	}
+	if err := wsjson.Write(ctx, c, map[string]any{"id": 1, "type": msgType}); err != nil {
+		return err
+	}
+	if err := wsjson.Read(ctx, c, &msg); err != nil {
+		return err
+	}
+	if !msg.Success {
+		return fmt.Errorf("%s failed", msgType)
+	}
+	return json.Unmarshal(msg.Result, out)
 }
 
 // browser is a cookie-keeping user agent that follows redirects itself, so a test can stop where
@@ -202,6 +256,21 @@ const outside = "outside"
 func newBrowser(t *testing.T) *browser {
 	jar, _ := cookiejar.New(nil)
 	return &browser{t: t, c: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+}
+
+// newBrowserFrom is a browser whose connections come from the loopback address ip (127.0.0.2,
+// 127.0.0.3, ...), so the server sees distinct client addresses over real sockets.
+func newBrowserFrom(t *testing.T, ip string) *browser {
+	b := newBrowser(t)
+	b.c.Transport = transportFrom(t, ip)
+	return b
+}
+
+func transportFrom(t *testing.T, ip string) *http.Transport {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	tr := &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 4}
+	t.Cleanup(tr.CloseIdleConnections)
+	return tr
 }
 
 type landing struct {
@@ -333,8 +402,13 @@ func (c oauthClient) authURL(verifier, state string, opts ...oauth2.AuthCodeOpti
 // code runs the whole browser part as the admin and returns the code the client receives.
 func (e *env) code(c oauthClient, verifier string, opts ...oauth2.AuthCodeOption) string {
 	e.t.Helper()
-	b := newBrowser(e.t)
-	page := e.loginAtHA(b, c.authURL(verifier, "st", opts...), "ada", "ada-pw", c.cfg.RedirectURL)
+	return e.codeAs(newBrowser(e.t), "ada", "ada-pw", c, verifier, opts...)
+}
+
+// codeAs is code for another user, in browser b.
+func (e *env) codeAs(b *browser, user, pass string, c oauthClient, verifier string, opts ...oauth2.AuthCodeOption) string {
+	e.t.Helper()
+	page := e.loginAtHA(b, c.authURL(verifier, "st", opts...), user, pass, c.cfg.RedirectURL)
 	back := e.consent(b, page, "allow", c.cfg.RedirectURL)
 	if back.url == nil || back.url.Query().Get("code") == "" {
 		e.t.Fatalf("no code: %+v", back)

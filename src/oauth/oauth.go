@@ -6,6 +6,7 @@
 package oauth
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -40,12 +41,26 @@ type Options struct {
 	AllowedRedirectHosts []string
 	AccessTTL            time.Duration // default 1 h
 	RefreshTTL           time.Duration // default 30 days, renewed on every refresh
-	HTTPClient           *http.Client  // for HA and client metadata documents
-	Logger               *slog.Logger
-	Now                  func() time.Time
+	// GrantLifetime bounds a grant from its consent, however often it is refreshed: after it the
+	// user logs in again (default 90 days).
+	GrantLifetime time.Duration
+	// HACommand runs a WebSocket command with hamcp's own administrator access to Home Assistant
+	// (the app passes its HA client's Call). Every refresh lists HA's users (config/auth/list) to
+	// check that the grant's user still exists, is active and is an administrator. Required.
+	HACommand  func(ctx context.Context, msgType string, payload any, out any) error
+	HTTPClient *http.Client // for HA and client metadata documents
+	Logger     *slog.Logger
+	Now        func() time.Time
 	// CIMDAllowHTTPHosts lists host:port values whose client metadata documents may be fetched over
-	// plain http. Only for tests and development on loopback; real client ids are https URLs.
+	// plain http. Only for tests and development; real client ids are https URLs. The address check
+	// (public addresses only, cimd_dial.go) applies all the same.
 	CIMDAllowHTTPHosts []string
+
+	// cimdAllowLoopback lets metadata documents come from loopback addresses. Only tests in this
+	// package set it (their document servers listen on 127.0.0.1); nothing outside can.
+	cimdAllowLoopback bool
+	// limits replaces the quotas (quotas.go); zero fields keep the defaults. Tests only.
+	limits quotaLimits
 }
 
 // Default redirect hosts: Claude's callbacks live on claude.ai and claude.com; native clients
@@ -55,8 +70,10 @@ var defaultRedirectHosts = []string{"claude.ai", "claude.com", "localhost", "127
 const (
 	defaultAccessTTL  = time.Hour
 	defaultRefreshTTL = 30 * 24 * time.Hour
-	codeTTL           = 10 * time.Minute
-	loginTTL          = 10 * time.Minute
+	// DefaultGrantLifetime is the absolute lifetime of a grant when Options.GrantLifetime is 0.
+	DefaultGrantLifetime = 90 * 24 * time.Hour
+	codeTTL              = 10 * time.Minute
+	loginTTL             = 10 * time.Minute
 )
 
 // Server is the authorization server. Create it with New and add its routes with Mount.
@@ -75,6 +92,8 @@ type Server struct {
 	cimdHTTP   hostSet
 	logins     *logins
 	cimd       *cimdCache
+	cimdClient *http.Client
+	limits     quotaLimits
 	lastSweep  atomic.Int64
 }
 
@@ -120,6 +139,12 @@ func New(o Options) (*Server, error) {
 	if o.RefreshTTL <= 0 {
 		o.RefreshTTL = defaultRefreshTTL
 	}
+	if o.GrantLifetime <= 0 {
+		o.GrantLifetime = DefaultGrantLifetime
+	}
+	if o.HACommand == nil {
+		return nil, errors.New("oauth: HACommand is required: every refresh asks Home Assistant whether the user is still an administrator")
+	}
 	if o.HTTPClient == nil {
 		o.HTTPClient = &http.Client{Timeout: 15 * time.Second}
 	}
@@ -141,6 +166,9 @@ func New(o Options) (*Server, error) {
 		allowed: allowed, cimdHTTP: cimdHTTP,
 		logins: newLogins(), cimd: newCIMDCache(),
 	}
+	s.cimdClient = s.cimdHTTPClient()
+	s.limits = o.limits.withDefaults()
+	s.logins.max, s.logins.perAddr = s.limits.logins, s.limits.loginsPerAddr
 	return s, nil
 }
 

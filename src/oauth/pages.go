@@ -51,6 +51,25 @@ func errorPage(c echo.Context, status int, title, msg string) error {
 	return pages.ExecuteTemplate(c.Response(), "error", errorPageData{Title: title, Message: msg})
 }
 
+// refusalRedirectSeconds is how long the refusal page stays before the browser goes back to the
+// client on its own: long enough to read two sentences, short enough that the client is not left
+// waiting.
+const refusalRedirectSeconds = 8
+
+type refusalData struct {
+	Title, Message, ClientHost string
+	Continue                   string // the client's redirect URI with the OAuth error
+	Seconds                    int
+}
+
+// refusalPage says why a login ended and takes the browser back to the client with the error.
+func refusalPage(c echo.Context, status int, d refusalData) error {
+	pageHeaders(c)
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return pages.ExecuteTemplate(c.Response(), "refused", d)
+}
+
 type consentData struct {
 	ClientName   string
 	ClientID     string
@@ -73,7 +92,9 @@ var pages = template.Must(template.New("").Parse(`
 {{define "head"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.}} · hamcp</title>
-<style>
+{{template "style"}}</head><body><main>{{end}}
+
+{{define "style"}}<style>
 body{font-family:system-ui,sans-serif;background:#f5f5f5;color:#212121;margin:0;display:flex;justify-content:center;padding:8vh 16px}
 main{background:#fff;max-width:480px;width:100%;padding:24px 32px;border-radius:12px;box-shadow:0 2px 10px #0002}
 h1{font-size:1.3em}dt{font-weight:600;margin-top:12px}dd{margin:2px 0 0}
@@ -82,12 +103,23 @@ button{padding:10px 16px;border-radius:6px;border:1px solid #888;background:#fff
 button.allow{background:#03a9f4;border-color:#03a9f4;color:#fff}
 .warn{background:#fff3e0;border-left:4px solid #ff9800;padding:8px 12px}
 code{word-break:break-all}
-</style></head><body><main>{{end}}
+</style>{{end}}
 
 {{define "error"}}{{template "head" .Title}}
 <h1>{{.Title}}</h1>
 <p>{{.Message}}</p>
 <p>You can close this page.</p>
+</main></body></html>{{end}}
+
+{{define "refused"}}<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="{{.Seconds}};url={{.Continue}}">
+<title>{{.Title}} · hamcp</title>
+{{template "style"}}</head><body><main>
+<h1>{{.Title}}</h1>
+<p>{{.Message}}</p>
+<p>You will be taken back to <code>{{.ClientHost}}</code> in {{.Seconds}} seconds, which tells your assistant that access was not granted.</p>
+<p><a id="continue" href="{{.Continue}}">Return to {{.ClientHost}} now</a></p>
 </main></body></html>{{end}}
 
 {{define "consent"}}{{template "head" "Allow access"}}

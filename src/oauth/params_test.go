@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -160,13 +161,15 @@ func TestOptionErrors(t *testing.T) {
 		{"issuer with path", Options{Store: st, Issuer: "https://x.example/hamcp", HAInternalURL: "http://ha:8123"}, "origin"},
 		{"no HA", Options{Store: st, Issuer: "https://x.example"}, "HAInternalURL"},
 		{"bad redirect host", Options{Store: st, Issuer: "https://x.example", HAInternalURL: "http://ha:8123", AllowedRedirectHosts: []string{"https://claude.ai/"}}, "AllowedRedirectHosts"},
+		{"no way to re-check users", Options{Store: st, Issuer: "https://x.example", HAInternalURL: "http://ha:8123"}, "HACommand"},
 	}
 	for _, tt := range tests {
 		if _, err := New(tt.o); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error naming %s", tt.name, err, tt.want)
 		}
 	}
-	s, err := New(Options{Store: st, Issuer: "https://MCP.example.com/", HAInternalURL: "http://homeassistant:8123"})
+	s, err := New(Options{Store: st, Issuer: "https://MCP.example.com/", HAInternalURL: "http://homeassistant:8123",
+		HACommand: func(context.Context, string, any, any) error { return errors.New("not called here") }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/subtle"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -74,8 +76,11 @@ func (s *Server) token(c echo.Context) error {
 }
 
 func (s *Server) tokenFailure(c echo.Context, te *tokenErr) error {
-	if te.status == http.StatusUnauthorized {
+	switch te.status {
+	case http.StatusUnauthorized:
 		c.Response().Header().Set("WWW-Authenticate", `Basic realm="hamcp"`)
+	case http.StatusServiceUnavailable:
+		c.Response().Header().Set("Retry-After", "30")
 	}
 	return oauthError(c, te.status, te.code, te.desc)
 }
@@ -163,7 +168,7 @@ func (s *Server) grantCode(ctx context.Context, clientID string, form url.Values
 		return nil, cerr
 	}
 	fam := family{id: "g_" + randomHex(16), clientID: row.clientID, userID: row.userID, userName: row.userName,
-		scope: row.scope, resource: row.resource, refresh: row.refresh}
+		scope: row.scope, resource: row.resource, refresh: row.refresh, created: now}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_families (family_id, client_id, user_id, user_name, scope, resource, refresh, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, fam.id, fam.clientID, fam.userID, fam.userName, fam.scope, fam.resource, fam.refresh, now.UnixMilli()); err != nil {
 		return nil, err
@@ -208,70 +213,179 @@ func (s *Server) checkCode(row codeRow, redirectGiven bool, clientID string, for
 	return nil
 }
 
-// grantRefresh rotates a refresh token. Presenting one that was already rotated means it was copied:
-// the whole family is revoked, the thief's tokens and the rightful client's alike.
+// refreshGrace is how long after a rotation the same client may present the old refresh token
+// again and get the same new pair: two concurrent refreshes (Claude's tabs, mcp-remote) and a
+// retry after a lost answer are the rightful client, not a thief. Later reuse still revokes.
+const refreshGrace = 10 * time.Second
+
+// grantRefresh rotates a refresh token. Presenting one that was already rotated, by another client
+// or after refreshGrace, means it was copied: the whole family is revoked, the thief's tokens and
+// the rightful client's alike. Before anything is issued Home Assistant confirms the user is still
+// an administrator; when HA cannot answer, nothing is issued and the token stays usable.
 func (s *Server) grantRefresh(ctx context.Context, clientID string, form url.Values) (*tokenResponse, error) {
 	token := form.Get("refresh_token")
 	if token == "" {
 		return nil, &tokenErr{http.StatusBadRequest, "invalid_request", "refresh_token is required"}
 	}
-	now := s.now()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
+	if err := s.checkResource(form["resource"]); err != nil {
+		return nil, &tokenErr{http.StatusBadRequest, "invalid_target", err.Error()}
 	}
-	defer tx.Rollback()
+	// A concurrent refresh that loses the race to rotate sees the winner's rotation on its next
+	// pass and takes the grace path; two passes are enough, the third is a safety bound.
+	for range 3 {
+		resp, lost, err := s.refreshOnce(ctx, clientID, token, form)
+		if !lost {
+			return resp, err
+		}
+	}
+	return nil, grantErr("the refresh token was already used")
+}
+
+// refreshRow is what a refresh needs to know about the presented token and its grant.
+type refreshRow struct {
+	fam                        family
+	expiresAt, usedAt, revoked int64
+	successor                  string
+}
+
+func (s *Server) readRefresh(ctx context.Context, token string) (refreshRow, error) {
 	var (
-		fam                        family
-		expiresAt, usedAt, revoked int64
+		r       refreshRow
+		created int64
 	)
-	err = tx.QueryRowContext(ctx, `SELECT r.expires_at, r.used_at, f.family_id, f.client_id, f.user_id, f.user_name,
-		f.scope, f.resource, f.refresh, f.revoked_at
+	err := s.db.QueryRowContext(ctx, `SELECT r.expires_at, r.used_at, r.successor, f.family_id, f.client_id, f.user_id, f.user_name,
+		f.scope, f.resource, f.refresh, f.revoked_at, f.created_at
 		FROM oauth_refresh_tokens r JOIN oauth_families f ON f.family_id = r.family_id WHERE r.token_hash = ?`, hashSecret(token)).
-		Scan(&expiresAt, &usedAt, &fam.id, &fam.clientID, &fam.userID, &fam.userName, &fam.scope, &fam.resource, &fam.refresh, &revoked)
+		Scan(&r.expiresAt, &r.usedAt, &r.successor, &r.fam.id, &r.fam.clientID, &r.fam.userID, &r.fam.userName, &r.fam.scope,
+			&r.fam.resource, &r.fam.refresh, &r.revoked, &created)
+	r.fam.created = time.UnixMilli(created)
+	return r, err
+}
+
+// refreshOnce is one attempt; lost reports that another request rotated the token between the
+// read and the write, so the caller reads again.
+func (s *Server) refreshOnce(ctx context.Context, clientID, token string, form url.Values) (resp *tokenResponse, lost bool, err error) {
+	now := s.now()
+	r, err := s.readRefresh(ctx, token)
+	fam := r.fam
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return nil, grantErr("the refresh token is unknown or expired; sign in again")
+		return nil, false, grantErr("the refresh token is unknown or expired; sign in again")
 	case err != nil:
-		return nil, err
-	case revoked != 0:
-		return nil, grantErr("this grant was revoked; sign in again")
-	case usedAt != 0:
-		if err := revokeFamily(ctx, tx, fam.id, now); err != nil {
-			return nil, err
+		return nil, false, err
+	case r.revoked != 0:
+		return nil, false, grantErr("this grant was revoked; sign in again")
+	case r.usedAt != 0:
+		if resp := s.graceReplay(ctx, r, clientID, token, now); resp != nil {
+			return resp, false, nil
 		}
-		if err := tx.Commit(); err != nil {
-			return nil, err
+		if err := s.inTx(ctx, func(tx *sql.Tx) error { return revokeFamily(ctx, tx, fam.id, now) }); err != nil {
+			return nil, false, err
 		}
-		s.log.Warn("oauth: a rotated refresh token was used again; the grant is revoked", "client_id", fam.clientID, "user", fam.userName, "grant", fam.id)
-		return nil, grantErr("the refresh token was already used; the grant has been revoked, sign in again")
-	case now.UnixMilli() >= expiresAt:
-		return nil, grantErr("the refresh token expired; sign in again")
+		s.log.Warn("oauth: a rotated refresh token was used again; the grant is revoked", "client_id", fam.clientID, "presented_by", clientID, "user", fam.userName, "grant", fam.id)
+		return nil, false, grantErr("the refresh token was already used; the grant has been revoked, sign in again")
+	case !now.Before(s.grantEnd(fam)):
+		return nil, false, grantErr("the grant reached its maximum lifetime (" + days(s.o.GrantLifetime) + " after the sign-in); sign in again")
+	case now.UnixMilli() >= r.expiresAt:
+		return nil, false, grantErr("the refresh token expired; sign in again")
 	case fam.clientID != clientID:
-		return nil, grantErr("the refresh token was issued to another client")
+		return nil, false, grantErr("the refresh token was issued to another client")
 	}
 	if form.Has("scope") {
 		want, err := parseScope(form.Get("scope"))
 		if err != nil || !scopeWithin(want, fam.scope) {
-			return nil, &tokenErr{http.StatusBadRequest, "invalid_scope", "a refresh may keep or narrow the granted scope " + fam.scope + ", not widen it"}
+			return nil, false, &tokenErr{http.StatusBadRequest, "invalid_scope", "a refresh may keep or narrow the granted scope " + fam.scope + ", not widen it"}
 		}
 	}
-	if err := s.checkResource(form["resource"]); err != nil {
-		return nil, &tokenErr{http.StatusBadRequest, "invalid_target", err.Error()}
+	// Outside any transaction: this waits on the network.
+	ok, why, herr := s.haUserStanding(ctx, fam.userID)
+	if herr != nil {
+		s.log.Warn("oauth: refresh refused, Home Assistant could not confirm the user", "user", fam.userName, "client_id", fam.clientID, "err", herr)
+		return nil, false, &tokenErr{http.StatusServiceUnavailable, "temporarily_unavailable",
+			"Home Assistant could not be reached to confirm the user is still an administrator; the refresh token is still valid, try again later"}
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE oauth_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0`, now.UnixMilli(), hashSecret(token))
+	if !ok {
+		if err := s.inTx(ctx, func(tx *sql.Tx) error { return revokeFamily(ctx, tx, fam.id, now) }); err != nil {
+			return nil, false, err
+		}
+		s.log.Warn("oauth: grant revoked at refresh", "reason", why, "user", fam.userName, "client_id", fam.clientID, "grant", fam.id)
+		return nil, false, grantErr(why + "; the grant has been revoked, sign in again with an administrator")
+	}
+	err = s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE oauth_refresh_tokens SET used_at = ? WHERE token_hash = ? AND used_at = 0`, now.UnixMilli(), hashSecret(token))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			lost = true
+			return errLostRace
+		}
+		if resp, err = s.issueTokens(ctx, tx, fam, now); err != nil {
+			return err
+		}
+		plain, _ := json.Marshal(resp)
+		sealed, err := sealSuccessor(token, plain)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE oauth_refresh_tokens SET successor = ? WHERE token_hash = ?`, sealed, hashSecret(token)); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE oauth_clients SET last_used_at = ? WHERE client_id = ?`, now.UnixMilli(), fam.clientID)
+		return err
+	})
+	if lost {
+		return nil, true, nil
+	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return nil, grantErr("the refresh token was already used")
+	return resp, false, nil
+}
+
+// days writes whole days as days (the lifetime option's usual unit), anything else as Go does.
+func days(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
 	}
-	resp, err := s.issueTokens(ctx, tx, fam, now)
+	return d.String()
+}
+
+var errLostRace = errors.New("the refresh token was rotated by a concurrent request")
+
+// graceReplay answers a replay of a just-rotated token by the client it belongs to with the pair
+// that rotation issued, as long as that pair's refresh token has not itself been rotated. Any
+// other replay gets nil, and the caller revokes the grant.
+func (s *Server) graceReplay(ctx context.Context, r refreshRow, clientID, token string, now time.Time) *tokenResponse {
+	if r.fam.clientID != clientID || r.successor == "" || now.Sub(time.UnixMilli(r.usedAt)) > refreshGrace {
+		return nil
+	}
+	plain, err := openSuccessor(token, r.successor)
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE oauth_clients SET last_used_at = ? WHERE client_id = ?`, now.UnixMilli(), fam.clientID); err != nil {
-		return nil, err
+	var resp tokenResponse
+	if json.Unmarshal(plain, &resp) != nil || resp.RefreshToken == "" {
+		return nil
 	}
-	return resp, tx.Commit()
+	next, err := s.readRefresh(ctx, resp.RefreshToken)
+	if err != nil || next.usedAt != 0 || next.revoked != 0 || next.fam.id != r.fam.id {
+		return nil
+	}
+	resp.ExpiresIn -= int64(now.Sub(time.UnixMilli(r.usedAt)).Seconds()) // the same access token, a few seconds older
+	s.log.Info("oauth: refresh token replayed within the grace period; the same pair is returned", "client_id", clientID, "grant", r.fam.id)
+	return &resp
+}
+
+// inTx runs fn in a write transaction and commits it when fn succeeds.
+func (s *Server) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -21,6 +21,7 @@ var migrations = []migration{
 	{1, "audit_log", createAuditLog},
 	{2, "permission_grants", createPermissionGrants},
 	{3, "oauth", createOAuth},
+	{4, "oauth_quotas_and_refresh_grace", addOAuthQuotasAndGrace},
 }
 
 func createAuditLog(ctx context.Context, tx *sql.Tx) error {
@@ -119,6 +120,21 @@ func createOAuth(ctx context.Context, tx *sql.Tx) error {
 		) WITHOUT ROWID`,
 		`CREATE INDEX oauth_access_tokens_family ON oauth_access_tokens (family_id)`,
 		`CREATE INDEX oauth_access_tokens_expires ON oauth_access_tokens (expires_at)`,
+	)
+}
+
+// addOAuthQuotasAndGrace records where a client registered from, so registration quotas evict
+// per address, and keeps, for a few seconds after a rotation, the successor token pair encrypted
+// under a key only the presenter of the old refresh token can derive, so a client's concurrent or
+// retried refresh gets the same pair instead of revoking its grant.
+func addOAuthQuotasAndGrace(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`ALTER TABLE oauth_clients ADD COLUMN registered_from TEXT NOT NULL DEFAULT ''`,
+		`CREATE INDEX oauth_clients_from ON oauth_clients (registered_from, last_used_at, created_at)`,
+		`ALTER TABLE oauth_refresh_tokens ADD COLUMN successor TEXT NOT NULL DEFAULT ''`,
+		// Eviction asks, per client, whether it holds a grant or a live code.
+		`CREATE INDEX oauth_families_client ON oauth_families (client_id)`,
+		`CREATE INDEX oauth_codes_client ON oauth_codes (client_id)`,
 	)
 }
 

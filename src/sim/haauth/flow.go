@@ -212,6 +212,8 @@ func (p *Provider) loginFlowStep(w http.ResponseWriter, r *http.Request) {
 
 // checkPassword compares in constant time so the simulator does not teach a timing side channel.
 func (p *Provider) checkPassword(username, password string) (User, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, u := range p.users {
 		uOK := subtle.ConstantTimeCompare([]byte(strings.ToLower(strings.TrimSpace(username))), []byte(strings.ToLower(u.Username))) == 1
 		pOK := subtle.ConstantTimeCompare([]byte(password), []byte(u.Password)) == 1

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -106,16 +107,72 @@ func (p *Provider) CurrentUser(accessToken string) (User, bool) {
 
 // CurrentUserResult is the result of the WebSocket command auth/current_user for u.
 func (p *Provider) CurrentUserResult(u User) map[string]any {
+	p.mu.Lock()
+	owner := len(p.users) > 0 && p.users[0].ID == u.ID
+	p.mu.Unlock()
 	return map[string]any{
 		"id":       u.ID,
 		"name":     u.Name,
-		"is_owner": len(p.users) > 0 && p.users[0].ID == u.ID,
+		"is_owner": owner,
 		"is_admin": u.Admin,
 		"credentials": []map[string]any{
 			{"auth_provider_type": "homeassistant", "auth_provider_id": nil},
 		},
 		"mfa_modules": []map[string]any{{"id": "totp", "name": "Authenticator app", "enabled": false}},
 	}
+}
+
+// UserList is the result of the WebSocket command config/auth/list (an administrator's command in
+// HA) for the provider's users, in HA's shape: administrators are in the "system-admin" group,
+// everyone else in "system-users"; the owner is the first user.
+func (p *Provider) UserList() []map[string]any {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]map[string]any, 0, len(p.users))
+	for i, u := range p.users {
+		group := "system-users"
+		if u.Admin {
+			group = "system-admin"
+		}
+		out = append(out, map[string]any{
+			"id": u.ID, "username": u.Username, "name": u.Name, "is_owner": i == 0, "is_active": true,
+			"local_only": false, "system_generated": false, "group_ids": []string{group},
+			"credentials": []map[string]any{{"type": "homeassistant"}},
+		})
+	}
+	return out
+}
+
+// SetAdmin moves a user in or out of the administrators group, as the Users settings page does.
+// It reports whether the user exists.
+func (p *Provider) SetAdmin(id string, admin bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.users {
+		if p.users[i].ID == id {
+			p.users[i].Admin = admin
+			return true
+		}
+	}
+	return false
+}
+
+// RemoveUser deletes a user and every login session of theirs, as deleting a user in HA does. It
+// reports whether the user existed.
+func (p *Provider) RemoveUser(id string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := slices.IndexFunc(p.users, func(u User) bool { return u.ID == id })
+	if i < 0 {
+		return false
+	}
+	p.users = slices.Delete(p.users, i, i+1)
+	for t, rt := range p.refresh {
+		if rt.userID == id {
+			p.dropRefreshLocked(t, rt)
+		}
+	}
+	return true
 }
 
 // RefreshTokenCount is how many login sessions (refresh tokens) are live, so tests can check that
