@@ -14,7 +14,10 @@ COPY addon/compile-hamcp.sh ./addon/compile-hamcp.sh
 ARG BUILD_VERSION=0.1.0
 RUN BUILD_VERSION="${BUILD_VERSION}" ./addon/compile-hamcp.sh /out/hamcp
 
-# Stage 2: Home Assistant's base image (s6-overlay, curl for the health check).
+# Stage 2: Home Assistant's base image (curl for the health check). hamcp runs as PID 1 in place of
+# the image's s6-overlay: PID 1 holds the container's environment, Supervisor token included, and
+# a shell command the user allowed runs as root beside it. hamcp marks itself non-dumpable, so the
+# kernel keeps /proc/1/environ and /proc/1/mem from such commands; s6's processes would not.
 FROM ${BUILD_FROM}
 ARG BUILD_ARCH=amd64
 ARG BUILD_VERSION=0.1.0
@@ -32,9 +35,6 @@ LABEL \
 	org.opencontainers.image.documentation="https://github.com/hamcp/hamcp/blob/main/DOCS.md" \
 	org.opencontainers.image.licenses="MIT" \
 	org.opencontainers.image.version="${BUILD_VERSION}"
-# On stop, s6-overlay gives processes S6_KILL_GRACETIME ms after SIGTERM (3 s by default): enough
-# for hamcp's shutdown_grace (10 s) and less than the 20 s the Supervisor waits (config.yaml timeout).
-ENV S6_KILL_GRACETIME=15000
 COPY --from=build /out/hamcp /usr/bin/hamcp
 COPY run.sh /run.sh
 EXPOSE 8099/tcp 2222/tcp
@@ -42,4 +42,5 @@ EXPOSE 8099/tcp 2222/tcp
 # Supervisor's watchdog restarts only a hamcp that stopped answering.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 	CMD curl -fsS --max-time 4 http://127.0.0.1:8099/mcp/health >/dev/null || exit 1
-CMD ["/run.sh"]
+ENTRYPOINT ["/run.sh"]
+CMD []

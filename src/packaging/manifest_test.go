@@ -99,7 +99,7 @@ func TestConfigPrivileges(t *testing.T) {
 		t.Errorf("arch = %v, want aarch64 and amd64 (the 32-bit arches are deprecated)", m.Arch)
 	}
 	if m.Init == nil || *m.Init {
-		t.Error("init must be false: the HA base image runs s6-overlay as PID 1")
+		t.Error("init must be false: hamcp runs as PID 1 (no Docker init, whose environ a root command could read)")
 	}
 	if !m.HomeassistantAPI {
 		t.Error("homeassistant_api must be true: every HA tool goes through the Supervisor's Core proxy")

@@ -3,13 +3,9 @@ package hass
 // config/auth/list: Home Assistant's user list (homeassistant/components/config/auth.py), an
 // administrator's command. With a login side (Options.Auth) its users, whose admin flag tests can
 // change, are the truth; otherwise the home model's. The Supervisor's system user is listed as HA
-// lists it. This file's init runs after ws_core.go's (files initialise in name order).
+// lists it.
 
-func init() {
-	wsCommands["config/auth/list"] = wsCommand{admin: true, handle: func(c *wsConn, id int64, m map[string]any) {
-		c.result(id, c.s.authUserList())
-	}}
-}
+func handleAuthList(c *wsConn, id int64, _ map[string]any) { c.result(id, c.s.authUserList()) }
 
 func (s *Server) authUserList() []map[string]any {
 	var out []map[string]any
