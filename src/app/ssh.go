@@ -24,7 +24,7 @@ func (a *App) ServeSSH(ctx context.Context, listen string) (addr string, wait fu
 		Logger:         a.Logger.With("component", "ssh"),
 		Serve: func(ctx context.Context, rw io.ReadWriteCloser, sessionKey, user string) error {
 			a.Logger.Info("ssh session", "user", user)
-			return a.ServeStdio(ctx, rw, rw)
+			return a.ServeConn(ctx, rw, rw, sessionKey)
 		},
 	})
 	if err != nil {

@@ -46,7 +46,12 @@ func startServer(t *testing.T, o Options) string {
 	if o.Verifier == nil {
 		o.Verifier = staticTokens{"good": "alice", "other": "bob"}
 	}
-	s := New(o)
+	return serve(t, New(o))
+}
+
+// serve runs s on a loopback port until the test ends and returns its base URL.
+func serve(t *testing.T, s *Server) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +153,11 @@ func TestRateLimit(t *testing.T) {
 		last = post(t, base+"/mcp", "good", listCall, nil)
 		if i <= 100 && last.StatusCode != 200 {
 			t.Fatalf("request %d refused: %d", i, last.StatusCode)
+		}
+		if i <= 100 {
+			// Give the connection back: 100 open connections would hit the per-IP cap.
+			io.Copy(io.Discard, last.Body)
+			last.Body.Close()
 		}
 	}
 	if last.StatusCode != http.StatusTooManyRequests || last.Header.Get("Retry-After") == "" {

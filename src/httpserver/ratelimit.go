@@ -1,9 +1,6 @@
 package httpserver
 
 import (
-	"math"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -34,6 +31,12 @@ func newIPLimiter(per int, window time.Duration) *ipLimiter {
 
 // allow reports whether ip may make a request now and, if not, how long until it may.
 func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
+	return l.allowN(ip, now, 1)
+}
+
+// allowN is allow for n requests at once (the messages of a batch). More than the burst never
+// fits: the answer is then a wait of a whole window.
+func (l *ipLimiter) allowN(ip string, now time.Time, n int) (bool, time.Duration) {
 	l.mu.Lock()
 	b, ok := l.buckets[ip]
 	if !ok {
@@ -42,7 +45,10 @@ func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
 	}
 	b.seen = now
 	l.mu.Unlock()
-	r := b.l.ReserveN(now, 1)
+	r := b.l.ReserveN(now, n)
+	if !r.OK() {
+		return false, time.Duration(float64(time.Second) * float64(l.burst) / float64(l.limit))
+	}
 	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
 		return false, d
@@ -79,9 +85,8 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ok, wait := s.limiter.allow(c.RealIP(), time.Now())
 		if !ok {
-			secs := int(math.Ceil(wait.Seconds()))
-			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": "rate limit exceeded; retry after " + strconv.Itoa(secs) + "s"})
+			rateLimited(c, wait, "rate limit exceeded")
+			return nil
 		}
 		return next(c)
 	}

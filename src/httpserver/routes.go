@@ -24,14 +24,17 @@ const sessionHeader = "Mcp-Session-Id"
 // ask the user for permissions through elicitation.
 func (s *Server) mcp(c echo.Context) error {
 	r := c.Request()
-	if r.Method != http.MethodPost || r.Header.Get(sessionHeader) != "" {
+	if r.Method == http.MethodPost && !s.admitBody(c) {
+		return nil
+	}
+	if sid := r.Header.Get(sessionHeader); sid != "" {
+		return s.sessionRequest(c, sid, s.stateful)
+	}
+	if r.Method != http.MethodPost {
 		s.stateful.ServeHTTP(c.Response(), r)
 		return nil
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, "request body too large")
-	}
+	body, _ := io.ReadAll(r.Body) // admitBody left it in memory
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if isSingleRequest(r, body) {
 		// curl and n8n rarely send the Accept header the transport requires; the single
@@ -45,8 +48,7 @@ func (s *Server) mcp(c echo.Context) error {
 		s.single.ServeHTTP(c.Response(), r)
 		return nil
 	}
-	s.stateful.ServeHTTP(c.Response(), r)
-	return nil
+	return s.newStatefulSession(c)
 }
 
 type toolEntry struct {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -49,6 +50,14 @@ type Options struct {
 	// Ingress trusts Home Assistant's ingress proxy (172.30.32.2): its X-Remote-User-Id header
 	// identifies a logged-in HA user without a bearer token (the add-on panel).
 	Ingress bool
+
+	// Limits; zero means the Default… constant of the same name.
+	MaxConnsPerIP       int
+	MaxSessionsPerIP    int
+	MaxSessionsPerToken int
+	ReadHeaderTimeout   time.Duration
+	BodyReadTimeout     time.Duration
+	IdleTimeout         time.Duration
 }
 
 // Server is the running HTTP side of hamcp.
@@ -59,6 +68,8 @@ type Server struct {
 	single   *mcp.StreamableHTTPHandler
 	sse      *mcp.SSEHandler
 	limiter  *ipLimiter
+	sessions *sessionTable
+	inFlight *ipCounter
 }
 
 // New builds the echo app with every route and middleware.
@@ -69,7 +80,18 @@ func New(o Options) *Server {
 	if o.BodyLimit <= 0 {
 		o.BodyLimit = 4 << 20
 	}
-	s := &Server{o: o}
+	o.MaxConnsPerIP = orDefault(o.MaxConnsPerIP, DefaultMaxConnsPerIP)
+	o.MaxSessionsPerIP = orDefault(o.MaxSessionsPerIP, DefaultMaxSessionsPerIP)
+	o.MaxSessionsPerToken = orDefault(o.MaxSessionsPerToken, DefaultMaxSessionsPerToken)
+	o.ReadHeaderTimeout = orDefault(o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	o.BodyReadTimeout = orDefault(o.BodyReadTimeout, DefaultBodyReadTimeout)
+	o.IdleTimeout = orDefault(o.IdleTimeout, DefaultIdleTimeout)
+	s := &Server{o: o, sessions: newSessionTable(o.MaxSessionsPerIP, o.MaxSessionsPerToken), inFlight: newIPCounter(o.MaxConnsPerIP)}
+	o.Builder.OnSessionEnded(func(key string) {
+		if sid, ok := strings.CutPrefix(key, "mcp:"); ok {
+			s.sessions.end(sid)
+		}
+	})
 	getServer := func(r *http.Request) *mcp.Server {
 		return o.Builder.Server(authn.ReadOnly(tokenInfo(r)))
 	}
@@ -94,18 +116,20 @@ func New(o Options) *Server {
 	e.Use(s.requestLog)
 	e.Use(s.hostGuard)
 	e.Use(s.originGuard)
-	e.Use(middleware.BodyLimit(byteSize(o.BodyLimit)))
 	if o.RateLimit > 0 {
 		s.limiter = newIPLimiter(o.RateLimit, time.Minute)
 		e.Use(s.rateLimit)
 	}
+	e.Use(s.inFlightLimit)
+	e.Use(s.bodyDeadline)
+	e.Use(middleware.BodyLimit(byteSize(o.BodyLimit)))
 
 	e.GET("/mcp/health", s.health)
 	authed := e.Group("", s.authenticate)
 	authed.GET("/mcp/tools", s.toolList)
 	authed.Any("/mcp", s.mcp)
-	authed.Any("/sse", echo.WrapHandler(s.sse))
-	authed.Any("/messages", echo.WrapHandler(s.sse))
+	authed.Any("/sse", s.legacySSE)
+	authed.Any("/messages", s.legacySSE)
 	for _, m := range o.Mount {
 		m(e)
 	}
@@ -122,7 +146,12 @@ func (s *Server) Handler() http.Handler { return s.e }
 // Serve serves on ln until ctx ends, then shuts down gracefully: new requests are refused and
 // in-flight calls get grace to finish before connections are closed.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	srv := &http.Server{Handler: s.e, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelWarn)}
+	// No WriteTimeout: it would cut open SSE streams. Bodies get a per-request read deadline
+	// (bodyDeadline) instead of ReadTimeout, for the same reason.
+	cl := newConnLimitListener(ln, s.o.MaxConnsPerIP, s.o.TrustedProxies)
+	srv := &http.Server{Handler: s.e, ReadHeaderTimeout: s.o.ReadHeaderTimeout, IdleTimeout: s.o.IdleTimeout,
+		ConnState: cl.connState, ErrorLog: slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelWarn)}
+	ln = cl
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -144,6 +173,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		return err2
 	}
 	return err
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 func byteSize(n int64) string {

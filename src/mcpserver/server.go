@@ -5,7 +5,6 @@ package mcpserver
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 
@@ -47,6 +46,7 @@ type Builder struct {
 	o       Options
 	mu      sync.Mutex
 	servers map[bool]*mcp.Server
+	sess    sessions
 }
 
 // New returns a Builder. The Env's SessionKey is set to this package's rule.
@@ -54,13 +54,17 @@ func New(o Options) *Builder {
 	if o.Env == nil {
 		o.Env = &toolkit.Env{}
 	}
+	b := &Builder{o: o, servers: map[bool]*mcp.Server{}}
 	if o.Env.SessionKey == nil {
-		o.Env.SessionKey = RequestKey
+		o.Env.SessionKey = b.RequestKey
 	}
 	if o.Env.Logger == nil {
 		o.Env.Logger = o.Logger
 	}
-	return &Builder{o: o, servers: map[bool]*mcp.Server{}}
+	if o.SessionEnded != nil {
+		b.sess.ended = append(b.sess.ended, o.SessionEnded)
+	}
+	return b
 }
 
 // Tools returns the tools a session sees.
@@ -87,19 +91,9 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 			Logging: &mcp.LoggingCapabilities{},
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 		},
-		InitializedHandler: func(ctx context.Context, req *mcp.InitializedRequest) {
-			ss := req.Session
-			if b.o.SessionEnded == nil || ss == nil {
-				return
-			}
-			key := SessionKey(ss)
-			go func() {
-				_ = ss.Wait()
-				b.o.SessionEnded(key)
-			}()
-		},
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: b.o.Name, Title: "hamcp — Home Assistant MCP server", Version: b.o.Version}, opts)
+	s.AddReceivingMiddleware(b.trackingMiddleware)
 	for _, t := range b.Tools(readOnly) {
 		t.Install(s, b.o.Env)
 	}
@@ -110,20 +104,17 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 	return s
 }
 
-// SessionKey names a session's grant scope: its MCP session id when it has one (Streamable
-// HTTP), otherwise the connection itself (stdio, SSH, legacy SSE without id).
-func SessionKey(ss *mcp.ServerSession) string {
-	if id := ss.ID(); id != "" {
-		return "mcp:" + id
-	}
-	return fmt.Sprintf("conn:%p", ss)
-}
-
-// RequestKey is the grant scope of a tool call. Sessionless HTTP requests (one POST, no
-// initialize) are scoped to the bearer token's grant key, so a grant lasts across requests.
-func RequestKey(req *mcp.CallToolRequest) string {
-	if req.Session != nil && req.Session.ID() != "" {
-		return SessionKey(req.Session)
+// RequestKey is the grant scope of a tool call: the connection's key (stdio, SSH, legacy SSE)
+// or the MCP session id (Streamable HTTP). Sessionless HTTP requests (one POST, no initialize)
+// are scoped to the bearer token's grant key, so a grant lasts across requests.
+func (b *Builder) RequestKey(req *mcp.CallToolRequest) string {
+	if req.Session != nil {
+		if k := b.sess.key(req.Session); k != "" {
+			return k
+		}
+		if id := req.Session.ID(); id != "" {
+			return "mcp:" + id
+		}
 	}
 	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
 		if gk, ok := req.Extra.TokenInfo.Extra["grant_key"].(string); ok && gk != "" {
@@ -131,8 +122,7 @@ func RequestKey(req *mcp.CallToolRequest) string {
 		}
 		return "token:" + req.Extra.TokenInfo.UserID
 	}
-	if req.Session != nil {
-		return SessionKey(req.Session)
-	}
-	return "anonymous"
+	// A session this package never saw connect has no key of its own to share: refuse to
+	// scope it to anything another session could also land on.
+	return ""
 }

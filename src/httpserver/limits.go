@@ -1,0 +1,328 @@
+package httpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Hard limits of the HTTP listener. Each one stops a client from holding more of the add-on
+// than a home needs: memory (sessions, batches), connections, or a goroutine per stalled body.
+const (
+	// MaxBatch is the most JSON-RPC messages one POST may carry.
+	MaxBatch = 20
+	// DefaultMaxConnsPerIP caps the concurrent connections (and in-flight requests, open SSE
+	// streams included) of one client IP.
+	DefaultMaxConnsPerIP = 64
+	// DefaultReadHeaderTimeout is how long a client has to send a request's headers.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultBodyReadTimeout is how long a client has to send a request's body, from the moment
+	// its headers arrived. 4 MB (the body limit) takes well under a second on a home network.
+	DefaultBodyReadTimeout = 30 * time.Second
+	// DefaultIdleTimeout closes keep-alive connections that carry no request.
+	DefaultIdleTimeout = 2 * time.Minute
+)
+
+// countMessages returns how many JSON-RPC messages body holds: the number of elements of a
+// top-level array (a batch), otherwise 1. It stops counting once past max. Malformed JSON counts
+// as one message: the transport answers it with a parse error.
+func countMessages(body []byte, max int) int {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return 1
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if _, err := dec.Token(); err != nil {
+		return 1
+	}
+	n := 0
+	for dec.More() && n <= max {
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return 1
+	}
+	return n
+}
+
+// admitMessages is the gate every POSTed JSON-RPC body passes before a transport sees it: a
+// batch over MaxBatch is refused (-32600, HTTP 400), and each message beyond the first costs one
+// more request of the client's rate limit (the request itself paid for one), so a batch of 20
+// calls counts as 20 requests. It reports whether the body may go on; when not, the answer
+// has been written.
+func (s *Server) admitMessages(c echo.Context, body []byte) bool {
+	n := countMessages(body, MaxBatch)
+	if n > MaxBatch {
+		_ = c.JSON(http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{
+			"code":    -32600,
+			"message": fmt.Sprintf("invalid request: a batch may hold at most %d JSON-RPC messages; split it into several requests", MaxBatch),
+		}})
+		return false
+	}
+	if n == 1 || s.limiter == nil {
+		return true
+	}
+	ok, wait := s.limiter.allowN(c.RealIP(), time.Now(), n-1)
+	if !ok {
+		rateLimited(c, wait, fmt.Sprintf("rate limit exceeded: this batch of %d messages counts as %d requests", n, n))
+		return false
+	}
+	return true
+}
+
+// admitBody reads a POST body (within the body limit and read deadline), puts it back for the
+// transport, and passes it through admitMessages. It reports whether the request may go on;
+// when not, the answer has been written.
+func (s *Server) admitBody(c echo.Context) bool {
+	r := c.Request()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		var he *echo.HTTPError
+		switch {
+		case errors.As(err, &mbe), errors.As(err, &he):
+			_ = c.JSON(http.StatusRequestEntityTooLarge, map[string]any{"error": "request body too large: the limit is " + strconv.FormatInt(s.o.BodyLimit>>10, 10) + " KB (body_limit_kb)"})
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			c.Response().Header().Set("Connection", "close")
+			_ = c.JSON(http.StatusRequestTimeout, map[string]any{"error": "the request body did not arrive in time"})
+		default:
+			_ = c.JSON(http.StatusBadRequest, map[string]any{"error": "the request body could not be read"})
+		}
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return s.admitMessages(c, body)
+}
+
+func rateLimited(c echo.Context, wait time.Duration, msg string) {
+	secs := 60
+	if wait > 0 && wait < time.Hour {
+		secs = int(math.Ceil(wait.Seconds()))
+	}
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	_ = c.JSON(http.StatusTooManyRequests, map[string]any{"error": msg + "; retry after " + strconv.Itoa(secs) + "s"})
+}
+
+// bodyDeadline gives a request's body BodyReadTimeout to arrive, so a client dribbling a byte
+// every few seconds is disconnected instead of holding a connection and a goroutine forever.
+// It is a per-request read deadline, set only on requests that carry a body and lifted as soon
+// as the body has been read, so it can never reach an open SSE stream (GET /mcp, GET /sse, a
+// POST answered as a stream); for the same reason the server has no WriteTimeout.
+func (s *Server) bodyDeadline(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+			return next(c)
+		}
+		rc := http.NewResponseController(c.Response())
+		if rc.SetReadDeadline(time.Now().Add(s.o.BodyReadTimeout)) == nil {
+			r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+		}
+		return next(c)
+	}
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	lift func()
+	once sync.Once
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.once.Do(b.lift)
+	}
+	return n, err
+}
+
+// ipCounter counts something concurrent (connections, requests) per client IP under a cap.
+type ipCounter struct {
+	max int
+	mu  sync.Mutex
+	n   map[string]int
+}
+
+func newIPCounter(max int) *ipCounter { return &ipCounter{max: max, n: map[string]int{}} }
+
+func (k *ipCounter) acquire(ip string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.n[ip] >= k.max {
+		return false
+	}
+	k.n[ip]++
+	return true
+}
+
+func (k *ipCounter) release(ip string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.n[ip]--; k.n[ip] <= 0 {
+		delete(k.n, ip)
+	}
+}
+
+func tooManyConns(ip string, max int) string {
+	return fmt.Sprintf("too many concurrent connections from %s: the limit is %d per client IP; close idle connections or streams and retry", ip, max)
+}
+
+// inFlightLimit caps the requests one client IP has in flight, open SSE streams included. Behind
+// a trusted proxy (HA ingress) every client shares the proxy's connections, so this is the cap
+// that tells them apart; for direct clients it matches the connection cap.
+func (s *Server) inFlightLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().URL.Path == "/mcp/health" {
+			return next(c)
+		}
+		ip := c.RealIP()
+		if !s.inFlight.acquire(ip) {
+			c.Response().Header().Set("Retry-After", "5")
+			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": tooManyConns(ip, s.inFlight.max)})
+		}
+		defer s.inFlight.release(ip)
+		return next(c)
+	}
+}
+
+// connLimitListener caps the TCP connections of one peer IP. At the cap, a new connection
+// takes the place of that peer's oldest idle keep-alive connection (clients reopen those
+// transparently); if none is idle it is refused with a short JSON 429 so a client sees why.
+// Trusted proxies are not capped here (their clients are, by inFlightLimit).
+type connLimitListener struct {
+	net.Listener
+	max     int
+	trusted []*net.IPNet
+
+	mu       sync.Mutex
+	byIP     map[string][]*countedConn // oldest first
+	refusing chan struct{}             // bounds the goroutines answering refused connections
+}
+
+func newConnLimitListener(ln net.Listener, max int, trusted []*net.IPNet) *connLimitListener {
+	return &connLimitListener{Listener: ln, max: max, trusted: trusted, byIP: map[string][]*countedConn{}, refusing: make(chan struct{}, 64)}
+}
+
+func (l *connLimitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
+		ip := net.ParseIP(host)
+		if ip == nil || l.isTrusted(ip) {
+			return c, nil
+		}
+		if cc := l.admit(c, host); cc != nil {
+			return cc, nil
+		}
+		select {
+		case l.refusing <- struct{}{}:
+			go func() {
+				defer func() { <-l.refusing }()
+				refuseConn(c, tooManyConns(host, l.max))
+			}()
+		default: // a flood: no goroutine per refusal, just close
+			_ = c.Close()
+		}
+	}
+}
+
+// admit counts c against host's cap, evicting host's oldest idle connection when at the cap.
+func (l *connLimitListener) admit(c net.Conn, host string) *countedConn {
+	l.mu.Lock()
+	conns := l.byIP[host]
+	var evict *countedConn
+	if len(conns) >= l.max {
+		for _, old := range conns {
+			if old.idle.Load() {
+				evict = old
+				break
+			}
+		}
+		if evict == nil {
+			l.mu.Unlock()
+			return nil
+		}
+		l.removeLocked(evict)
+	}
+	cc := &countedConn{Conn: c, l: l, ip: host}
+	l.byIP[host] = append(l.byIP[host], cc)
+	l.mu.Unlock()
+	if evict != nil {
+		_ = evict.Conn.Close()
+	}
+	return cc
+}
+
+func (l *connLimitListener) removeLocked(cc *countedConn) {
+	conns := l.byIP[cc.ip]
+	for i, c := range conns {
+		if c == cc {
+			conns = append(conns[:i:i], conns[i+1:]...)
+			break
+		}
+	}
+	if len(conns) == 0 {
+		delete(l.byIP, cc.ip)
+	} else {
+		l.byIP[cc.ip] = conns
+	}
+}
+
+// connState is the http.Server's ConnState hook: it tells idle keep-alive connections apart.
+func (l *connLimitListener) connState(c net.Conn, st http.ConnState) {
+	if cc, ok := c.(*countedConn); ok {
+		cc.idle.Store(st == http.StateIdle)
+	}
+}
+
+func (l *connLimitListener) isTrusted(ip net.IP) bool {
+	for _, n := range l.trusted {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+func refuseConn(c net.Conn, msg string) {
+	defer c.Close()
+	body, _ := json.Marshal(map[string]string{"error": msg})
+	_ = c.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	_, _ = fmt.Fprintf(c, "HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\nRetry-After: 5\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+type countedConn struct {
+	net.Conn
+	l    *connLimitListener
+	ip   string
+	idle atomic.Bool
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() {
+		c.l.mu.Lock()
+		c.l.removeLocked(c)
+		c.l.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
