@@ -3,11 +3,14 @@ package app
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"path/filepath"
 
 	"github.com/labstack/echo/v4"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/hamcp/hamcp/src/approval"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/httpserver"
@@ -16,8 +19,9 @@ import (
 	"github.com/hamcp/hamcp/src/tools/permtools"
 )
 
-// haNotifier posts permission requests as Home Assistant persistent notifications: the user
-// sees them in HA's sidebar, the model never does.
+// haNotifier posts permission requests as Home Assistant persistent notifications. The model can read
+// everything that passes Home Assistant (the call_service event, the recorder), so the notification only
+// points at the approval page and the panel; the link in it is useless without an administrator's login.
 type haNotifier struct{ ha *homeassistant.Client }
 
 func notificationID(p permission.Pending) string { return "hamcp_permission_" + p.ID }
@@ -34,62 +38,112 @@ func (n haNotifier) Withdraw(ctx context.Context, p permission.Pending) error {
 	return err
 }
 
-// openPermissions opens hamcp's store and the permission manager from the config.
-func openPermissions(cfg *config.Config, ha *homeassistant.Client, a *App) (*store.Store, *permission.Manager, error) {
+// openPermissions opens hamcp's store, the permission manager and the approval page from the config.
+func openPermissions(cfg *config.Config, ha *homeassistant.Client, a *App) (*store.Store, *permission.Manager, *approval.Page, error) {
 	st, err := store.Open(filepath.Join(cfg.DataDir, "hamcp.db"))
 	if err != nil {
-		return nil, nil, &config.Error{Option: "data_dir", Source: "configuration", Value: cfg.DataDir, Reason: "hamcp's store cannot be opened there: " + err.Error()}
+		return nil, nil, nil, &config.Error{Option: "data_dir", Source: "configuration", Value: cfg.DataDir, Reason: "hamcp's store cannot be opened there: " + err.Error()}
 	}
 	policies := map[permission.Category]permission.Policy{}
-	for c, v := range map[permission.Category]string{permission.Filesystem: cfg.PermissionFilesystem, permission.Database: cfg.PermissionDatabase, permission.Command: cfg.PermissionCommand} {
+	for c, v := range map[permission.Category]string{permission.Filesystem: cfg.PermissionFilesystem, permission.Database: cfg.PermissionDatabase, permission.Command: cfg.PermissionCommand, permission.SupervisorToken: cfg.PermissionSupervisorToken} {
 		p, err := permission.ParsePolicy(v)
 		if err != nil {
 			st.Close()
-			return nil, nil, &config.Error{Option: "permission_" + string(c), Source: "configuration", Value: v, Reason: err.Error()}
+			return nil, nil, nil, &config.Error{Option: "permission_" + string(c), Source: "configuration", Value: v, Reason: err.Error()}
 		}
 		policies[c] = p
 	}
+	var page *approval.Page // the manager makes links through the page, which answers through the manager
 	m, err := permission.New(permission.Options{
 		Policies: policies, GrantTTL: cfg.GrantTTL, Store: st, Notifier: haNotifier{ha}, Logger: a.Logger.With("component", "permissions"),
+		Link: func(secret string) string { return page.Link(secret) },
+		// ha_get_permissions and the panel show the Supervisor token next to the categories it builds on.
+		Categories: []permission.Category{permission.Filesystem, permission.Database, permission.Command, permission.SupervisorToken},
 	})
 	if err != nil {
 		st.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return st, m, nil
+	page, err = approval.New(approval.Options{Manager: m, HAInternalURL: a.haDirect, Logger: a.Logger.With("component", "approval")})
+	if err != nil {
+		m.Close()
+		st.Close()
+		return nil, nil, nil, err
+	}
+	return st, m, page, nil
 }
 
-// approvalRoutes is the user's side of permission requests: list what is pending and approve
-// or deny it. A session can never approve its own request — the approver must be a different
-// identity (the add-on panel through ingress, or another token) from the one that asked.
-func approvalRoutes(m *permission.Manager, owners *permtools.Owners) func(g *echo.Group) {
+// startApprovals makes permission requests carry links to the approval page at base: external_url, or
+// else the address hamcp listens at when a browser can reach it there (the demo on loopback).
+func (a *App) startApprovals(base string, ln net.Addr) {
+	if a.Approvals.Started() {
+		return
+	}
+	if base == "" && ln != nil {
+		if host, _, err := net.SplitHostPort(ln.String()); err == nil {
+			if ip := net.ParseIP(host); ip != nil && !ip.IsUnspecified() {
+				base = "http://" + ln.String()
+			}
+		}
+	}
+	if base == "" {
+		a.Logger.Warn("permission requests carry no approval link: set external_url so the user can approve them in a browser; until then they approve in the hamcp panel or in their client")
+		return
+	}
+	// The page logs in exactly like OAuth, so it needs the same address of Home Assistant for the browser.
+	browser, err := a.oauthBrowserURL()
+	if err == nil {
+		err = a.Approvals.Start(base, browser)
+	}
+	if err != nil {
+		a.Logger.Warn("permission requests carry no approval link: the approval page cannot run at "+base, "err", err)
+	}
+}
+
+// PanelApprover is who answers a request in a call that Home Assistant's ingress vouched for
+// (the add-on panel): the only token-less caller besides the approval page that may approve. ok is
+// false for every other caller, bearer tokens included.
+func PanelApprover(ti *auth.TokenInfo) (permission.Approver, bool) {
+	if ti == nil || ti.Extra["kind"] != "ingress" || ti.UserID == "" {
+		return permission.Approver{}, false
+	}
+	name, _ := ti.Extra["user_name"].(string)
+	return permission.Approver{Via: permission.ViaPanel, UserID: ti.UserID, Name: name}, true
+}
+
+// requestRoutes is the token-facing side of permission requests. A token sees and may deny only the
+// requests its own sessions made; it can never approve, since the model holds the token. Requests
+// that Home Assistant's ingress vouched for (the panel) see every request and may approve or deny.
+// Session ids never appear: requests name their session by its label.
+func requestRoutes(m *permission.Manager) func(g *echo.Group) {
 	return func(g *echo.Group) {
 		g.GET("/api/permissions/requests", func(c echo.Context) error {
-			return c.JSON(http.StatusOK, map[string]any{"requests": m.Pending()})
+			ti := httpserver.TokenInfo(c.Request())
+			if _, panel := PanelApprover(ti); panel {
+				return c.JSON(http.StatusOK, map[string]any{"requests": m.Pending()})
+			}
+			return c.JSON(http.StatusOK, map[string]any{"requests": m.PendingFor(permtools.Identity(ti))})
 		})
 		answer := func(approve bool) echo.HandlerFunc {
 			return func(c echo.Context) error {
 				id := c.Param("id")
-				var target *permission.Pending
-				for _, p := range m.Pending() {
-					if p.ID == id {
-						target = &p
-					}
-				}
-				if target == nil {
-					return c.JSON(http.StatusNotFound, map[string]any{"error": permission.ErrUnknownRequest.Error()})
-				}
-				me := permtools.Identity(httpserver.TokenInfo(c.Request()))
-				if approve && (me == "" || me == owners.Get(target.SessionKey)) {
-					return c.JSON(http.StatusForbidden, map[string]any{"error": "a session cannot approve its own request: approve it in the hamcp panel in Home Assistant, with another account's token, or give the assistant the one-time code from the notification"})
-				}
+				ti := httpserver.TokenInfo(c.Request())
+				by, panel := PanelApprover(ti)
 				var err error
-				if approve {
-					err = m.Approve(c.Request().Context(), id)
-				} else {
-					err = m.Deny(c.Request().Context(), id)
+				switch {
+				case panel && approve:
+					err = m.Approve(c.Request().Context(), id, by)
+				case panel:
+					err = m.Deny(c.Request().Context(), id, by)
+				case approve:
+					return c.JSON(http.StatusForbidden, map[string]any{"error": "a token cannot approve permission requests: " +
+						"the user approves on the approval page (the link in the permission_required error) or in the hamcp panel"})
+				default:
+					err = m.DenyAsOwner(c.Request().Context(), id, permtools.Identity(ti))
 				}
 				switch {
+				case errors.Is(err, permission.ErrNotOwner):
+					return c.JSON(http.StatusForbidden, map[string]any{"error": err.Error()})
 				case errors.Is(err, permission.ErrUnknownRequest):
 					return c.JSON(http.StatusNotFound, map[string]any{"error": err.Error()})
 				case errors.Is(err, permission.ErrRequestExpired):

@@ -18,19 +18,28 @@ func TestAskModeRefusedUntilGranted(t *testing.T) {
 		// grant makes the grant the user's way, given the refusal of the first call.
 		grant func(t *testing.T, f *fixture, first *RequiredError) error
 	}{
-		{"one-time code", ViaCode, func(t *testing.T, f *fixture, first *RequiredError) error {
-			r := req("s1", Filesystem)
-			r.Code = f.inbox.code(t, first.RequestID)
-			return f.m.Authorize(ctx, r)
+		{"approval page, from the link in the refusal", ViaApproval, func(t *testing.T, f *fixture, first *RequiredError) error {
+			p, err := f.m.ByLink(secretOf(t, first.Link))
+			if err != nil || p.ID != first.RequestID {
+				t.Fatalf("ByLink: %+v %v", p, err)
+			}
+			if err := f.m.Approve(ctx, p.ID, admin); err != nil {
+				t.Fatalf("Approve: %v", err)
+			}
+			return f.m.Authorize(ctx, req("s1", Filesystem))
 		}},
-		{"code read aloud with a space", ViaCode, func(t *testing.T, f *fixture, first *RequiredError) error {
-			code := f.inbox.code(t, first.RequestID)
-			r := req("s1", Filesystem)
-			r.Code = code[:3] + " " + code[3:]
-			return f.m.Authorize(ctx, r)
+		{"approval page, from the link in the notification", ViaApproval, func(t *testing.T, f *fixture, first *RequiredError) error {
+			p, err := f.m.ByLink(secretOf(t, f.inbox.link(t, first.RequestID)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.m.Approve(ctx, p.ID, admin); err != nil {
+				t.Fatalf("Approve: %v", err)
+			}
+			return f.m.Authorize(ctx, req("s1", Filesystem))
 		}},
-		{"approve API", ViaApproval, func(t *testing.T, f *fixture, first *RequiredError) error {
-			if err := f.m.Approve(ctx, first.RequestID); err != nil {
+		{"panel", ViaApproval, func(t *testing.T, f *fixture, first *RequiredError) error {
+			if err := f.m.Approve(ctx, first.RequestID, Approver{Via: ViaPanel, UserID: "u-alex"}); err != nil {
 				t.Fatalf("Approve: %v", err)
 			}
 			return f.m.Authorize(ctx, req("s1", Filesystem))
@@ -40,8 +49,9 @@ func TestAskModeRefusedUntilGranted(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, Options{})
 			first := asRequired(t, f.m.Authorize(ctx, req("s1", Filesystem)))
-			if first.RequestID == "" || first.Category != Filesystem || first.Warning != f.m.Warning(Filesystem) {
-				t.Fatalf("refusal lacks request id, category or warning: %+v", first)
+			if first.RequestID == "" || first.Category != Filesystem || first.Warning != f.m.Warning(Filesystem) ||
+				first.Link == "" || !strings.Contains(first.HowTo, first.Link) || !strings.Contains(first.Error(), first.Link) {
+				t.Fatalf("refusal lacks request id, category, warning or link: %+v", first)
 			}
 			// Retrying without a grant is refused again with the same request, and the user is not
 			// notified twice.
@@ -66,7 +76,8 @@ func TestAskModeRefusedUntilGranted(t *testing.T) {
 				t.Fatalf("pending after grant: %+v", f.m.Pending())
 			}
 			log := f.auditLog(t, store.AuditQuery{SessionID: "s1", Outcome: store.OutcomeGranted})
-			if len(log) != 1 || log[0].Tool != "ha_write_file" || log[0].Category != "filesystem" || log[0].Client != "claude-code/1.0" {
+			if len(log) != 1 || log[0].Tool != "ha_write_file" || log[0].Category != "filesystem" || log[0].Client != "claude-code/1.0" ||
+				!strings.Contains(log[0].Detail, "u-alex") {
 				t.Fatalf("audit of the grant: %+v", log)
 			}
 		})
@@ -154,9 +165,11 @@ func TestElicitation(t *testing.T) {
 		if asked != 1 {
 			t.Fatalf("asked %d times, want 1", asked)
 		}
-		r.Code = f.inbox.code(t, re.RequestID)
+		if err := f.m.Approve(ctx, re.RequestID, admin); err != nil {
+			t.Fatal(err)
+		}
 		if err := f.m.Authorize(ctx, r); err != nil {
-			t.Fatalf("code after failed elicitation: %v", err)
+			t.Fatalf("approved after failed elicitation: %v", err)
 		}
 	})
 	t.Run("the session ends while the user is asked", func(t *testing.T) {
@@ -178,29 +191,22 @@ func TestGrantDoesNotLeak(t *testing.T) {
 	a := asRequired(t, f.m.Authorize(ctx, req("A", Filesystem)))
 	b := asRequired(t, f.m.Authorize(ctx, req("B", Filesystem)))
 	aDB := asRequired(t, f.m.Authorize(ctx, req("A", Database)))
-	codeA := f.inbox.code(t, a.RequestID)
-
-	// A's code is bound to A's filesystem request: it grants neither B nor A's database request.
-	tryB := req("B", Filesystem)
-	tryB.Code = codeA
-	if re := asRequired(t, f.m.Authorize(ctx, tryB)); re.RequestID != b.RequestID || !strings.Contains(re.Detail, "wrong") {
-		t.Fatalf("A's code in B: %+v", re)
+	if a.Link == b.Link || a.Link == aDB.Link {
+		t.Fatalf("two requests share a link: %s %s %s", a.Link, b.Link, aDB.Link)
 	}
-	tryDB := req("A", Database)
-	tryDB.Code = codeA
-	asRequired(t, f.m.Authorize(ctx, tryDB))
-
-	grantA := req("A", Filesystem)
-	grantA.Code = codeA
-	if err := f.m.Authorize(ctx, grantA); err != nil {
-		t.Fatalf("A's own code: %v", err)
+	// A's link names A's filesystem request only.
+	if p, err := f.m.ByLink(secretOf(t, a.Link)); err != nil || p.ID != a.RequestID {
+		t.Fatalf("A's link: %+v %v", p, err)
+	}
+	if err := f.m.Approve(ctx, a.RequestID, admin); err != nil {
+		t.Fatal(err)
 	}
 	for _, r := range []Request{req("B", Filesystem), req("A", Database), req("C", Filesystem)} {
 		if err := f.m.Authorize(ctx, r); err == nil {
 			t.Fatalf("%s/%s allowed by A's filesystem grant", r.SessionKey, r.Category)
 		}
 	}
-	if err := f.m.Approve(ctx, aDB.RequestID); err != nil {
+	if err := f.m.Approve(ctx, aDB.RequestID, admin); err != nil {
 		t.Fatal(err)
 	}
 	asRequired(t, f.m.Authorize(ctx, req("B", Database)))
@@ -257,7 +263,7 @@ func TestGrantExpiresAtTTL(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{GrantTTL: time.Hour})
 	re := asRequired(t, f.m.Authorize(ctx, req("s1", Filesystem)))
-	if err := f.m.Approve(ctx, re.RequestID); err != nil {
+	if err := f.m.Approve(ctx, re.RequestID, admin); err != nil {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Hour - time.Nanosecond)
@@ -278,10 +284,10 @@ func TestEndSessionClears(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{})
 	fs := asRequired(t, f.m.Authorize(ctx, req("s1", Filesystem)))
-	f.m.Approve(ctx, fs.RequestID)
+	f.m.Approve(ctx, fs.RequestID, admin)
 	db := asRequired(t, f.m.Authorize(ctx, req("s1", Database)))
 	cmd := asRequired(t, f.m.Authorize(ctx, req("s1", Command)))
-	f.m.Deny(ctx, cmd.RequestID)
+	f.m.Deny(ctx, cmd.RequestID, admin)
 	other := asRequired(t, f.m.Authorize(ctx, req("s2", Filesystem)))
 
 	f.m.EndSession("s1")
@@ -291,7 +297,7 @@ func TestEndSessionClears(t *testing.T) {
 	if p := f.m.Pending(); len(p) != 1 || p[0].ID != other.RequestID {
 		t.Fatalf("pending after EndSession: %+v, want only s2's", p)
 	}
-	if err := f.m.Approve(ctx, db.RequestID); !errors.Is(err, ErrUnknownRequest) {
+	if err := f.m.Approve(ctx, db.RequestID, admin); !errors.Is(err, ErrUnknownRequest) {
 		t.Fatalf("approving an ended session's request: %v", err)
 	}
 	eventually(t, "the ended session's notification to be withdrawn", func() bool { return f.inbox.wasWithdrawn(db.RequestID) })
@@ -320,15 +326,15 @@ func TestAuthorizeRejectsMalformedRequests(t *testing.T) {
 	}
 }
 
-func TestNotifyFailureLeavesThePanel(t *testing.T) {
+func TestNotifyFailureLeavesThePageAndPanel(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{})
 	f.inbox.fail = errors.New("home assistant unreachable")
 	re := asRequired(t, f.m.Authorize(ctx, req("s1", Filesystem)))
-	if strings.Contains(re.HowTo, "code") || !strings.Contains(re.HowTo, "panel") || !strings.Contains(re.HowTo, re.RequestID) {
-		t.Fatalf("HowTo without a posted notification: %q; want the panel route only", re.HowTo)
+	if !strings.Contains(re.HowTo, re.Link) || !strings.Contains(re.HowTo, "panel") || !strings.Contains(re.HowTo, re.RequestID) {
+		t.Fatalf("HowTo without a posted notification: %q; want the link and the panel", re.HowTo)
 	}
-	if err := f.m.Approve(ctx, re.RequestID); err != nil {
+	if err := f.m.Approve(ctx, re.RequestID, admin); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.m.Authorize(ctx, req("s1", Filesystem)); err != nil {
@@ -347,7 +353,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{"upper-case policy", Options{Policies: map[Category]Policy{Filesystem: "ALLOW"}}, "use ask, allow or deny"},
 		{"padded policy", Options{Policies: map[Category]Policy{Filesystem: " allow"}}, "use ask, allow or deny"},
 		{"negative grant ttl", Options{GrantTTL: -time.Second}, "GrantTTL -1s is negative"},
-		{"negative code ttl", Options{CodeTTL: -time.Second}, "CodeTTL -1s is negative"},
+		{"negative request ttl", Options{RequestTTL: -time.Second}, "RequestTTL -1s is negative"},
 		{"unknown listed category", Options{Categories: []Category{"x"}}, `Categories has unknown category "x"`},
 		{"empty warning", Options{Warnings: map[Category]string{Database: " "}}, "Warnings"},
 	}

@@ -140,7 +140,7 @@ func (m *Manager) Audit(ctx context.Context, e store.AuditEntry) {
 	}
 }
 
-// record audits a permission event (request, grant, denial, rejected code) without ever blocking: it
+// record audits a permission event (request, grant, denial, page view) without ever blocking: it
 // may run while Manager.mu is held.
 func (m *Manager) record(r Request, outcome, detail string, now time.Time) {
 	if m.store == nil {

@@ -1,7 +1,8 @@
 // Package permission decides whether a session may use a privileged category of tools (filesystem,
 // database, command, hub administration): policies from the add-on options, per-session grants, pending
-// requests the user approves out of the model's reach, one-time codes, and the audit trail. It knows
-// nothing about MCP or HTTP; the toolkit calls Authorize before every privileged tool runs.
+// requests the user answers out of the model's reach (the prompt in their MCP client, hamcp's approval
+// page behind a Home Assistant administrator login, the panel), and the audit trail. It knows nothing
+// about MCP or HTTP; the toolkit calls Authorize before every privileged tool runs.
 package permission
 
 import (
@@ -17,10 +18,13 @@ const (
 	Database   Category = "database"
 	Command    Category = "command"
 	HubAdmin   Category = "hub_admin"
+	// SupervisorToken lets a command run with the add-on's Supervisor token (ha_execute_command with
+	// supervisor_token=true), on top of the command grant.
+	SupervisorToken Category = "supervisor_token"
 )
 
 // AllCategories lists every category in display order.
-var AllCategories = []Category{Filesystem, Database, Command, HubAdmin}
+var AllCategories = []Category{Filesystem, Database, Command, SupervisorToken, HubAdmin}
 
 // ParseCategory accepts a category name in any case, with surrounding spaces.
 func ParseCategory(s string) (Category, error) {
@@ -28,12 +32,12 @@ func ParseCategory(s string) (Category, error) {
 	if c.valid() {
 		return c, nil
 	}
-	return "", fmt.Errorf("unknown permission category %q: use one of filesystem, database, command, hub_admin", s)
+	return "", fmt.Errorf("unknown permission category %q: use one of filesystem, database, command, supervisor_token, hub_admin", s)
 }
 
 func (c Category) valid() bool {
 	switch c {
-	case Filesystem, Database, Command, HubAdmin:
+	case Filesystem, Database, Command, SupervisorToken, HubAdmin:
 		return true
 	}
 	return false
@@ -79,6 +83,10 @@ var defaultWarnings = map[Category]string{
 	Command: "Command access lets the assistant run any shell command inside the hamcp add-on with its " +
 		"privileges, each with a time limit (30 seconds by default, at most 10 minutes). A command can read or " +
 		"change anything the add-on can reach, including Home Assistant through the Supervisor.",
+	SupervisorToken: "Passing the Supervisor token lets a command the assistant runs act as the hamcp add-on " +
+		"towards the Home Assistant Supervisor and, through it, Home Assistant: install, start and remove add-ons, " +
+		"make and restore backups, restart or update Home Assistant and the host, and read every add-on's " +
+		"configuration, including passwords. It is asked for separately from command access.",
 	HubAdmin: "Hub administration lets the assistant change the Hubitat hub itself: create, change and delete " +
 		"rules, apps and drivers, and reboot the hub or restore its backups. Each such call still needs its own " +
 		"confirmation and a recent hub backup.",

@@ -29,7 +29,7 @@ func TestConcurrentAuthorize(t *testing.T) {
 		if f.inbox.count() != 1 {
 			t.Fatalf("%d notifications for one session and category, want 1", f.inbox.count())
 		}
-		if err := f.m.Approve(ctx, ids[0]); err != nil {
+		if err := f.m.Approve(ctx, ids[0], admin); err != nil {
 			t.Fatal(err)
 		}
 		errs := make(chan error, callers)
@@ -81,7 +81,7 @@ func TestConcurrentAuthorize(t *testing.T) {
 			wg.Go(func() {
 				me := fmt.Sprint("s", i)
 				r := req(me, Filesystem)
-				// Even sessions accept through the client, odd ones use the code.
+				// Even sessions accept through the client, odd ones are approved on the page.
 				if i%2 == 0 {
 					r.Elicit = accept
 					if err := f.m.Authorize(ctx, r); err != nil {
@@ -90,7 +90,10 @@ func TestConcurrentAuthorize(t *testing.T) {
 					}
 				} else {
 					id := requestID(t, f.m.Authorize(ctx, r))
-					r.Code = f.inbox.codeOf(id)
+					if err := f.m.Approve(ctx, id, admin); err != nil {
+						t.Error(err)
+						return
+					}
 					if err := f.m.Authorize(ctx, r); err != nil {
 						t.Error(err)
 						return

@@ -6,14 +6,15 @@ import (
 )
 
 // RequiredError means the user has not granted the category yet. Its text is written for the model: what
-// to tell the user and how to retry. It never carries the one-time code.
+// to tell the user, the approval link to give them, and how to retry. Nothing in it grants anything.
 type RequiredError struct {
 	RequestID string
 	Category  Category
 	Tool      string
 	Warning   string // what a grant would allow
 	HowTo     string // what the user must do
-	Detail    string // why this call was refused, when there is more to say (e.g. a wrong code)
+	Link      string // the approval page for the request ("" when none is served)
+	Detail    string // why this call was refused, when there is more to say (e.g. the request expired)
 }
 
 func (e *RequiredError) Error() string {
@@ -23,7 +24,7 @@ func (e *RequiredError) Error() string {
 		msg += " " + e.Detail
 	}
 	return msg + " " + e.Warning + " What to do: " + e.HowTo +
-		" You cannot grant this yourself, and guessing codes cancels the request. Request id: " + e.RequestID + "."
+		" You cannot grant this yourself: only the user can, after logging in to Home Assistant. Request id: " + e.RequestID + "."
 }
 
 // DeniedError means the category is refused for the whole session (by policy or by the user).
@@ -41,8 +42,9 @@ func (e *DeniedError) Error() string {
 	return fmt.Sprintf("permission_denied: the %q permission is denied for this session: %s. %s", e.Category, e.Reason, next)
 }
 
-// Errors from Approve and Deny, so the user's API can answer 404 or 410.
+// Errors from Approve, Deny and the lookups, so the user's API can answer 404, 410 or 403.
 var (
+	ErrNotOwner       = errors.New("only the credential that made a permission request, the approval page or the hamcp panel may answer it")
 	ErrUnknownRequest = errors.New("no pending permission request has that id (it was already answered, cancelled, or its session ended)")
 	ErrRequestExpired = errors.New("the permission request has expired: ask the assistant to retry the call, which makes a new request")
 )

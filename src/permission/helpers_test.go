@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,8 +32,7 @@ func (c *testClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// inbox is where the user reads notifications: it keeps what the Manager posts, codes included, and
-// what it takes down.
+// inbox is where the user reads notifications: it keeps what the Manager posts and what it takes down.
 type inbox struct {
 	mu        sync.Mutex
 	posted    []Pending
@@ -66,26 +66,35 @@ func (b *inbox) count() int {
 	return len(b.posted)
 }
 
-// code is what the user reads in the notification for a request.
-func (b *inbox) code(t *testing.T, requestID string) string {
+// link is the approval link the user finds in the notification for a request.
+func (b *inbox) link(t *testing.T, requestID string) string {
 	t.Helper()
-	c := b.codeOf(requestID)
-	if c == "" {
-		t.Fatalf("no notification was posted for request %s", requestID)
-	}
-	return c
-}
-
-func (b *inbox) codeOf(requestID string) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, p := range b.posted {
 		if p.ID == requestID {
-			return p.Code
+			return p.Link
 		}
 	}
+	t.Fatalf("no notification was posted for request %s", requestID)
 	return ""
 }
+
+// linkBase stands in for the approval page: the manager's links point there.
+const linkBase = "https://hamcp.example/approve?r="
+
+// secretOf takes the link secret out of an approval link, as the page does with its query.
+func secretOf(t testing.TB, link string) string {
+	t.Helper()
+	s, ok := strings.CutPrefix(link, linkBase)
+	if !ok || s == "" {
+		t.Fatalf("%q is not an approval link", link)
+	}
+	return s
+}
+
+// admin is the user answering on the approval page after logging in to Home Assistant.
+var admin = Approver{Via: ViaPage, UserID: "u-alex", Name: "Alex"}
 
 func (b *inbox) wasWithdrawn(id string) bool {
 	b.mu.Lock()
@@ -111,6 +120,9 @@ func newFixture(t testing.TB, o Options) *fixture {
 	}
 	f := &fixture{clock: &testClock{t: t0}, inbox: &inbox{}, store: st, path: path}
 	o.Store, o.Notifier, o.Clock = st, f.inbox, f.clock.Now
+	if o.Link == nil {
+		o.Link = func(secret string) string { return linkBase + secret }
+	}
 	if f.m, err = New(o); err != nil {
 		t.Fatal(err)
 	}

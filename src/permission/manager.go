@@ -2,6 +2,7 @@ package permission
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,9 +14,12 @@ import (
 	"github.com/hamcp/hamcp/src/store"
 )
 
-// Notifier posts a request where only the user sees it (implemented elsewhere with a Home Assistant
-// persistent notification). The message contains the one-time code; it must never reach the model.
-// Withdraw may be called for a request that was never posted or is already gone, and must then do nothing.
+// Notifier tells the user, where they look, that a request is waiting (implemented elsewhere with a
+// Home Assistant persistent notification). Everything posted through Home Assistant is readable by the
+// model (event bus, recorder), so what it receives must never grant anything: Pending carries the
+// approval link, which is useless without a Home Assistant administrator's login, and nothing else
+// secret. Withdraw may be called for a request that was never posted or is already gone, and must then
+// do nothing.
 type Notifier interface {
 	Notify(ctx context.Context, p Pending) error
 	Withdraw(ctx context.Context, p Pending) error
@@ -27,13 +31,14 @@ type Options struct {
 	Categories []Category          // listed by Status; default filesystem, database, command (add HubAdmin with the Hubitat tools)
 	Warnings   map[Category]string // overrides of the built-in warnings, e.g. to name the configured folders
 	GrantTTL   time.Duration       // default 8h; a grant also ends with its session
-	CodeTTL    time.Duration       // lifetime of a pending request and its one-time code, default 10 min
-	// CodeArgument is the tool argument the model puts the user's code in, named in refusals.
-	CodeArgument string       // default "permission_code"
-	Store        *store.Store // audit log and token-level grants; nil keeps both in memory only (tests, tools)
-	Notifier     Notifier     // may be nil: then the user approves in the panel only
-	Clock        func() time.Time
-	Logger       *slog.Logger
+	RequestTTL time.Duration       // lifetime of a pending request and its approval link, default 10 min
+	// Link turns a request's link secret into the approval page's URL; it returns "" while no page is
+	// served (stdio without HTTP). Nil means no approval page: the user answers in the panel.
+	Link     func(secret string) string
+	Store    *store.Store // audit log and token-level grants; nil keeps both in memory only (tests, tools)
+	Notifier Notifier     // may be nil: then the user approves on the page or in the panel without being told
+	Clock    func() time.Time
+	Logger   *slog.Logger
 }
 
 // Request is one privileged tool call asking to go ahead.
@@ -43,18 +48,24 @@ type Request struct {
 	Tool        string
 	Category    Category
 	ArgsSummary string // short, secret-free summary
-	Code        string // one-time code the user gave the assistant, carried by a retried call ("" if none)
-	// Elicit asks the user through the MCP client; nil when the client does not support elicitation.
-	// It returns accepted=true only when the user explicitly accepted.
+	// Owner names the credential behind the session (a token's grant key); "" for stdio and SSH. Only
+	// the owner may deny the session's requests besides the user on the page or in the panel.
+	Owner string
+	// Elicit asks the user through the MCP client (form mode); nil when the client cannot. It returns
+	// accepted=true only when the user explicitly accepted.
 	Elicit func(ctx context.Context, message string) (accepted bool, err error)
+	// OpenURL asks the client to open the approval page for the user (MCP URL-mode elicitation); nil
+	// when the client cannot. accepted means the user agreed to open it, not that they approved.
+	OpenURL func(ctx context.Context, message, url, elicitationID string) (accepted bool, err error)
+	// URLDone tells the client the page was answered (notifications/elicitation/complete). May be nil.
+	URLDone func(ctx context.Context, elicitationID string)
 }
 
 // Ways a grant was obtained.
 const (
-	ViaElicitation = "elicitation"
-	ViaCode        = "code"
-	ViaApproval    = "approval"
-	ViaPolicy      = "policy"
+	ViaElicitation = "elicitation" // the user accepted the prompt in their MCP client
+	ViaApproval    = "approval"    // the user approved on the approval page or in the panel
+	ViaPolicy      = "policy"      // the add-on option allows the category
 )
 
 // Grant is a category a session holds.
@@ -71,17 +82,19 @@ type Manager struct {
 	categories []Category
 	warnings   map[Category]string
 	grantTTL   time.Duration
-	codeTTL    time.Duration
-	codeArg    string
+	requestTTL time.Duration
+	link       func(string) string
 	store      *store.Store
 	notifier   Notifier
 	clock      func() time.Time
 	log        *slog.Logger
 	started    time.Time
+	labelKey   [32]byte // keys the session labels shown instead of session ids
 
 	mu       sync.RWMutex
 	sessions map[string]*session
 	requests map[string]*pendingReq // by request id
+	byLink   map[[32]byte]*pendingReq
 	sweepAt  int
 
 	bg     background
@@ -98,9 +111,9 @@ type Manager struct {
 func New(o Options) (*Manager, error) {
 	m := &Manager{
 		policies: map[Category]Policy{}, warnings: map[Category]string{},
-		grantTTL: o.GrantTTL, codeTTL: o.CodeTTL, codeArg: o.CodeArgument,
+		grantTTL: o.GrantTTL, requestTTL: o.RequestTTL, link: o.Link,
 		store: o.Store, notifier: o.Notifier, clock: o.Clock, log: o.Logger,
-		sessions: map[string]*session{}, requests: map[string]*pendingReq{}, sweepAt: 64,
+		sessions: map[string]*session{}, requests: map[string]*pendingReq{}, byLink: map[[32]byte]*pendingReq{}, sweepAt: 64,
 		audits: make(chan store.AuditEntry, 1024), kick: make(chan struct{}, 1), stop: make(chan struct{}),
 	}
 	for _, c := range AllCategories {
@@ -140,13 +153,13 @@ func New(o Options) (*Manager, error) {
 		m.grantTTL = 8 * time.Hour
 	}
 	switch {
-	case m.codeTTL < 0:
-		return nil, fmt.Errorf("permission: Options.CodeTTL %v is negative: use 0 for the default (10m) or a positive duration", m.codeTTL)
-	case m.codeTTL == 0:
-		m.codeTTL = 10 * time.Minute
+	case m.requestTTL < 0:
+		return nil, fmt.Errorf("permission: Options.RequestTTL %v is negative: use 0 for the default (10m) or a positive duration", m.requestTTL)
+	case m.requestTTL == 0:
+		m.requestTTL = 10 * time.Minute
 	}
-	if m.codeArg == "" {
-		m.codeArg = "permission_code"
+	if _, err := rand.Read(m.labelKey[:]); err != nil {
+		return nil, fmt.Errorf("permission: session label key: %w", err)
 	}
 	if m.clock == nil {
 		m.clock = time.Now
@@ -205,11 +218,10 @@ func (m *Manager) Authorize(ctx context.Context, r Request) error {
 	return m.decide(ctx, r)
 }
 
-// decide is the slow path: denial, code, elicitation, or a pending request, in that order. It loops only
-// to wait out another call's elicitation for the same session and category.
+// decide is the slow path: denial, elicitation, or a pending request, in that order. It loops only to
+// wait out another call's elicitation for the same session and category.
 func (m *Manager) decide(ctx context.Context, r Request) error {
 	c := r.Category
-	detail := "" // why a code was refused, kept across the loop's retries
 	for {
 		m.mu.Lock()
 		now := m.clock()
@@ -230,31 +242,6 @@ func (m *Manager) decide(ctx context.Context, r Request) error {
 		if p != nil && !now.Before(p.ExpiresAt) {
 			m.dropPendingLocked(s, p)
 			stale, p = append(stale, p.Pending), nil
-		}
-
-		if r.Code != "" {
-			if p != nil && codeMatches(p.Code, r.Code) {
-				m.grantLocked(r.SessionKey, s, c, ViaCode, now)
-				m.dropPendingLocked(s, p)
-				m.mu.Unlock()
-				m.withdraw(append(stale, p.Pending)...)
-				m.record(r, store.OutcomeGranted, "granted with the one-time code from the user", now)
-				return nil
-			}
-			var denied bool
-			var gone *pendingReq
-			detail, gone, denied = m.wrongCodeLocked(s, p)
-			if gone != nil {
-				stale, p = append(stale, gone.Pending), nil
-			}
-			if denied {
-				m.mu.Unlock()
-				m.withdraw(stale...)
-				m.record(r, store.OutcomeDenied, reasonTooManyCodes, now)
-				return &DeniedError{Category: c, Reason: reasonTooManyCodes}
-			}
-			m.record(r, store.OutcomeCodeRejected, detail, now)
-			r.Code = "" // counted once, however often the loop goes round
 		}
 
 		if p == nil && r.Elicit != nil {
@@ -278,7 +265,7 @@ func (m *Manager) decide(ctx context.Context, r Request) error {
 			}
 			// The client could not ask (error, timeout): fall back to a pending request.
 			m.log.Warn("permission: elicitation failed, posting a request instead",
-				"session", shortKey(r.SessionKey), "category", c, "err", err)
+				"session", m.label(r.SessionKey), "category", c, "err", err)
 			r.Elicit = nil
 			continue
 		}
@@ -291,18 +278,27 @@ func (m *Manager) decide(ctx context.Context, r Request) error {
 				return err
 			}
 		}
+		// One call at a time shows the page in the client; the others wait for the same answer.
+		askURL := r.OpenURL != nil && p.Link != "" && !p.urlAsked
+		waitURL := r.OpenURL != nil && p.urlAsked
+		if askURL {
+			p.urlAsked = true
+		}
 		m.mu.Unlock()
 		m.withdraw(stale...)
 		if fresh {
 			m.notify(ctx, p)
 			m.record(r, store.OutcomePermissionRequired, "request "+p.ID+" posted for the user", now)
-			m.log.Info("permission: request posted", "request", p.ID, "session", shortKey(r.SessionKey), "category", c, "tool", r.Tool)
+			m.log.Info("permission: request posted", "request", p.ID, "session", m.label(r.SessionKey), "category", c, "tool", r.Tool)
 		}
-		return m.requiredError(r, p, detail)
+		if askURL || waitURL {
+			if err, done := m.viaPage(ctx, r, p, askURL); done {
+				return err
+			}
+		}
+		return m.requiredError(r, p, "")
 	}
 }
-
-const reasonTooManyCodes = "too many wrong one-time codes"
 
 var errSessionEnded = errors.New("permission: the session ended while the user was being asked")
 
@@ -336,49 +332,94 @@ func (m *Manager) elicit(ctx context.Context, r Request, s *session, ch chan str
 	}
 }
 
-func (m *Manager) elicitMessage(r Request) string {
-	what := toolOrCall(r.Tool)
-	if r.ArgsSummary != "" {
-		what += " (" + r.ArgsSummary + ")"
+// viaPage opens the approval page in the client (URL-mode elicitation) when ask is set, then waits for
+// the user's answer on the page, the request's expiry, or the call's end. done is false when the call
+// should get the ordinary permission_required error (the client could not open the page, or the user
+// closed it without choosing); then the link stays valid.
+func (m *Manager) viaPage(ctx context.Context, r Request, p *pendingReq, ask bool) (err error, done bool) {
+	if ask {
+		accepted, err := r.OpenURL(ctx, m.openURLMessage(r), p.Link, p.ID)
+		switch {
+		case err != nil:
+			m.log.Warn("permission: the client could not open the approval page; the link stays in the refusal",
+				"request", p.ID, "err", err)
+			m.clearURLAsked(p)
+			return nil, false
+		case !accepted:
+			// Declined or cancelled: the user chose not to look at the request in their client. It
+			// stays pending (the link and the panel still work); the model is told to ask the user.
+			m.clearURLAsked(p)
+			return nil, false
+		}
 	}
-	return fmt.Sprintf("Allow the %s permission for this session? The assistant wants to run %s. %s "+
-		"The permission lasts until this session ends, at most %s. Declining blocks it for the rest of this session.",
-		r.Category, what, m.warnings[r.Category], m.grantTTL)
+	wait := time.NewTimer(p.ExpiresAt.Sub(m.clock()))
+	defer wait.Stop()
+	select {
+	case <-p.done:
+	case <-wait.C:
+	case <-ctx.Done():
+		return ctx.Err(), true
+	}
+	if ask && r.URLDone != nil {
+		r.URLDone(context.WithoutCancel(ctx), p.ID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[r.SessionKey]
+	if s == nil {
+		return errSessionEnded, true
+	}
+	if reason, ok := s.denied[r.Category]; ok {
+		return &DeniedError{Category: r.Category, Reason: reason}, true
+	}
+	if g, ok := s.grants[r.Category]; ok && m.clock().Before(g.ExpiresAt) {
+		return nil, true
+	}
+	return &RequiredError{RequestID: p.ID, Category: r.Category, Tool: r.Tool, Warning: m.warnings[r.Category],
+		HowTo:  "Retry the call to make a new request, and ask the user to answer it.",
+		Detail: "Request " + p.ID + " expired before the user answered it."}, true
 }
 
-// wrongCodeLocked counts a wrong code against the pending request. It returns what to tell the model,
-// the request if it was cancelled, and whether the category is now denied for the session.
-func (m *Manager) wrongCodeLocked(s *session, p *pendingReq) (detail string, cancelled *pendingReq, denied bool) {
-	if p == nil {
-		return "The code given is not valid: it expired, was already used, or belongs to another request. " +
-			"A new request with a new code has been sent to the user.", nil, false
+func (m *Manager) clearURLAsked(p *pendingReq) {
+	m.mu.Lock()
+	p.urlAsked = false
+	m.mu.Unlock()
+}
+
+func (m *Manager) elicitMessage(r Request) string {
+	return fmt.Sprintf("Allow the %s permission for this session? The assistant wants to run %s. %s "+
+		"The permission lasts until this session ends, at most %s. Declining blocks it for the rest of this session.",
+		r.Category, describeCall(r.Tool, r.ArgsSummary), m.warnings[r.Category], m.grantTTL)
+}
+
+func (m *Manager) openURLMessage(r Request) string {
+	return fmt.Sprintf("The assistant asks for the %s permission to run %s. Open hamcp's approval page, log in to Home "+
+		"Assistant as an administrator, and approve or deny it there.", r.Category, describeCall(r.Tool, r.ArgsSummary))
+}
+
+func describeCall(tool, summary string) string {
+	what := toolOrCall(tool)
+	if summary != "" {
+		what += " (" + summary + ")"
 	}
-	p.attempts++
-	if left := MaxCodeAttempts - p.attempts; left > 0 {
-		return fmt.Sprintf("The code given is wrong (%d tries left); ask the user to read it again from the notification.", left), nil, false
-	}
-	m.dropPendingLocked(s, p)
-	s.strikes[p.Category]++
-	if s.strikes[p.Category] >= maxStrikes {
-		s.denied[p.Category] = reasonTooManyCodes
-		return "", p, true
-	}
-	return "Too many wrong codes: that request was cancelled and a new one with a new code has been sent to the user.", p, false
+	return what
 }
 
 func (m *Manager) requiredError(r Request, p *pendingReq, detail string) *RequiredError {
-	return &RequiredError{RequestID: p.ID, Category: r.Category, Tool: r.Tool,
+	return &RequiredError{RequestID: p.ID, Category: r.Category, Tool: r.Tool, Link: p.Link,
 		Warning: m.warnings[r.Category], HowTo: m.howTo(p), Detail: detail}
 }
 
-// howTo tells the model what the user can do about p. The code route is offered only once the
-// notification carrying it was posted.
+// howTo tells the model what the user can do about p: open the link (which needs their Home Assistant
+// administrator login) or use the panel.
 func (m *Manager) howTo(p *pendingReq) string {
-	if p.notified.Load() {
-		return fmt.Sprintf("Tell the user you need the %s permission and why. They can approve request %s in the "+
-			"hamcp panel, or read you the %d-digit code from the Home Assistant notification %q; then retry this "+
-			"call with that code in the `%s` argument.", p.Category, p.ID, codeDigits, NotificationTitle, m.codeArg)
+	until := p.ExpiresAt.UTC().Format("15:04")
+	if p.Link != "" {
+		return fmt.Sprintf("Tell the user you need the %s permission and why, and give them this link: %s — it opens "+
+			"hamcp's approval page, where they log in to Home Assistant as an administrator and approve or deny request %s "+
+			"(it expires at %s UTC; it is also listed in the hamcp panel). When they say it is approved, retry this call.",
+			p.Category, p.Link, p.ID, until)
 	}
 	return fmt.Sprintf("Tell the user you need the %s permission and why, and ask them to approve request %s "+
-		"in the hamcp panel (Home Assistant sidebar); then retry this call.", p.Category, p.ID)
+		"in the hamcp panel in Home Assistant's sidebar before %s UTC; then retry this call.", p.Category, p.ID, until)
 }

@@ -14,7 +14,7 @@ func TestTokenGrantsSurviveRestart(t *testing.T) {
 	token := TokenKey("grant-42")
 	for _, key := range []string{token, "mcp-session-1"} {
 		re := asRequired(t, f.m.Authorize(ctx, req(key, Filesystem)))
-		if err := f.m.Approve(ctx, re.RequestID); err != nil {
+		if err := f.m.Approve(ctx, re.RequestID, admin); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -65,17 +65,18 @@ func TestTokenGrantRenewalReplacesTheStoredOne(t *testing.T) {
 	f := newFixture(t, Options{GrantTTL: time.Hour})
 	token := TokenKey("g")
 	re := asRequired(t, f.m.Authorize(ctx, req(token, Database)))
-	f.m.Approve(ctx, re.RequestID)
+	f.m.Approve(ctx, re.RequestID, admin)
 	f.clock.Advance(time.Hour)
 	re = asRequired(t, f.m.Authorize(ctx, req(token, Database)))
-	r := req(token, Database)
-	r.Code = f.inbox.code(t, re.RequestID)
-	if err := f.m.Authorize(ctx, r); err != nil {
+	if err := f.m.Approve(ctx, re.RequestID, admin); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.m.Authorize(ctx, req(token, Database)); err != nil {
 		t.Fatal(err)
 	}
 	f.m.Close()
 	recs, _ := f.store.LoadGrants(ctx, t0)
-	want := store.GrantRecord{Key: token, Category: "database", Via: ViaCode, GrantedAt: t0.Add(time.Hour), ExpiresAt: t0.Add(2 * time.Hour)}
+	want := store.GrantRecord{Key: token, Category: "database", Via: ViaApproval, GrantedAt: t0.Add(time.Hour), ExpiresAt: t0.Add(2 * time.Hour)}
 	if len(recs) != 1 || recs[0] != want {
 		t.Fatalf("stored grants %+v, want just %+v", recs, want)
 	}

@@ -15,21 +15,19 @@ func TestDenySticksForTheSession(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{})
 	re := asRequired(t, f.m.Authorize(ctx, req("s1", Command)))
-	if err := f.m.Deny(ctx, re.RequestID); err != nil {
+	if err := f.m.Deny(ctx, re.RequestID, admin); err != nil {
 		t.Fatal(err)
 	}
 	accepted := req("s1", Command)
 	accepted.Elicit = accept
-	withCode := req("s1", Command)
-	withCode.Code = f.inbox.code(t, re.RequestID)
-	for _, r := range []Request{req("s1", Command), accepted, withCode} {
+	for _, r := range []Request{req("s1", Command), accepted} {
 		de := asDenied(t, f.m.Authorize(ctx, r))
 		if de.ByPolicy || !strings.Contains(de.Error(), re.RequestID) || !strings.Contains(de.Error(), "Do not retry") {
 			t.Fatalf("after Deny: %v", de)
 		}
 	}
-	for _, answer := range []func(context.Context, string) error{f.m.Approve, f.m.Deny} {
-		if err := answer(ctx, re.RequestID); !errors.Is(err, ErrUnknownRequest) {
+	for _, answer := range []func(context.Context, string, Approver) error{f.m.Approve, f.m.Deny} {
+		if err := answer(ctx, re.RequestID, admin); !errors.Is(err, ErrUnknownRequest) {
 			t.Fatalf("answering an answered request: %v, want ErrUnknownRequest", err)
 		}
 	}
@@ -44,26 +42,30 @@ func TestDenySticksForTheSession(t *testing.T) {
 	}
 }
 
-func TestPendingListsRequestsWithoutCodes(t *testing.T) {
+func TestPendingNeverShowsSessionKeysOrLinks(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{})
 	a := asRequired(t, f.m.Authorize(ctx, req("s1", Filesystem)))
 	f.clock.Advance(time.Second)
-	b := asRequired(t, f.m.Authorize(ctx, req("s2", Database)))
+	b := asRequired(t, f.m.Authorize(ctx, req("session-two-secret-id", Database)))
 	got := f.m.Pending()
 	if len(got) != 2 || got[0].ID != a.RequestID || got[1].ID != b.RequestID {
 		t.Fatalf("Pending = %+v, want %s then %s", got, a.RequestID, b.RequestID)
 	}
 	p := got[1]
-	if p.Code != "" || p.SessionKey != "s2" || p.Tool != "ha_execute_sql" || p.Category != Database ||
+	if p.Tool != "ha_execute_sql" || p.Category != Database || p.Session != f.m.SessionLabel("session-two-secret-id") ||
 		p.Warning != f.m.Warning(Database) || !p.ExpiresAt.Equal(t0.Add(time.Second+10*time.Minute)) {
 		t.Fatalf("pending entry: %+v", p)
 	}
-	// Even the Notifier's copy, which has the code, never serializes it.
-	posted := f.inbox.posted[0]
-	raw, _ := json.Marshal(posted)
-	if posted.Code == "" || strings.Contains(string(raw), posted.Code) {
-		t.Fatalf("JSON of a pending request carries the code: %s", raw)
+	// What the panel and the API serialize names the session by its label only, and carries no link.
+	raw, _ := json.Marshal(got)
+	for _, secret := range []string{"session-two-secret-id", secretOf(t, b.Link), secretOf(t, a.Link)} {
+		if strings.Contains(string(raw), secret) {
+			t.Fatalf("JSON of pending requests carries %q: %s", secret, raw)
+		}
+	}
+	if l := f.m.SessionLabel("s1"); l == f.m.SessionLabel("s2") || strings.Contains(l, "s1") {
+		t.Fatalf("session labels: %q", l)
 	}
 }
 
@@ -73,14 +75,14 @@ func TestPendingMessageForTheUser(t *testing.T) {
 	re := asRequired(t, f.m.Authorize(ctx, req("session-with-a-long-id-1234", Database)))
 	p := f.inbox.posted[0]
 	msg := p.Message()
-	for _, want := range []string{p.Code, re.RequestID, "database", "ha_execute_sql", "path=/config/configuration.yaml",
-		f.m.Warning(Database), "claude-code/1.0", "12:10", "deny"} {
+	for _, want := range []string{re.Link, "database", "ha_execute_sql", "path=/config/configuration.yaml",
+		f.m.Warning(Database), "claude-code/1.0", "12:10", "deny", "administrator", "panel", p.Session} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("notification message lacks %q:\n%s", want, msg)
 		}
 	}
-	if strings.Contains(msg, "session-with-a-long-id-1234") {
-		t.Errorf("message shows the whole session id: %s", msg)
+	if strings.Contains(msg, "session-with-a-long-id") {
+		t.Errorf("message shows the session id: %s", msg)
 	}
 }
 
@@ -91,7 +93,7 @@ func TestStatus(t *testing.T) {
 		Categories: AllCategories,
 	})
 	fs := asRequired(t, f.m.Authorize(ctx, req("s1", Filesystem)))
-	if err := f.m.Approve(ctx, fs.RequestID); err != nil {
+	if err := f.m.Approve(ctx, fs.RequestID, admin); err != nil {
 		t.Fatal(err)
 	}
 	db := asRequired(t, f.m.Authorize(ctx, req("s1", Database)))
@@ -105,7 +107,7 @@ func TestStatus(t *testing.T) {
 			return s.Via == ViaApproval && s.ExpiresAt.Equal(t0.Add(8*time.Hour)) && s.Policy == PolicyAsk
 		}},
 		{"s1", Database, StatePending, func(s CategoryStatus) bool {
-			return s.RequestID == db.RequestID && strings.Contains(s.HowTo, db.RequestID) && strings.Contains(s.HowTo, "permission_code")
+			return s.RequestID == db.RequestID && strings.Contains(s.HowTo, db.RequestID) && strings.Contains(s.HowTo, db.Link)
 		}},
 		{"s1", Command, StateDenied, func(s CategoryStatus) bool {
 			return s.Policy == PolicyDeny && strings.Contains(s.Reason, "HAMCP_PERMISSION_COMMAND")

@@ -21,19 +21,18 @@ type session struct {
 	grants    map[Category]Grant
 	denied    map[Category]string // reason, for the rest of the session
 	pending   map[Category]*pendingReq
-	strikes   map[Category]int           // requests cancelled by wrong codes
 	eliciting map[Category]chan struct{} // closed when the one in-flight elicitation ends
 }
 
 func newSession() *session {
 	return &session{
 		grants: map[Category]Grant{}, denied: map[Category]string{}, pending: map[Category]*pendingReq{},
-		strikes: map[Category]int{}, eliciting: map[Category]chan struct{}{},
+		eliciting: map[Category]chan struct{}{},
 	}
 }
 
 func (s *session) empty() bool {
-	return len(s.grants) == 0 && len(s.denied) == 0 && len(s.pending) == 0 && len(s.eliciting) == 0 && len(s.strikes) == 0
+	return len(s.grants) == 0 && len(s.denied) == 0 && len(s.pending) == 0 && len(s.eliciting) == 0
 }
 
 // sessionLocked returns the session's state, creating it; creation is also when forgotten sessions
@@ -75,7 +74,6 @@ func (m *Manager) sweepLocked(now time.Time) {
 func (m *Manager) grantLocked(key string, s *session, c Category, via string, now time.Time) {
 	g := Grant{Category: c, GrantedAt: now, ExpiresAt: now.Add(m.grantTTL), Via: via}
 	s.grants[c] = g
-	delete(s.strikes, c)
 	if isTokenKey(key) {
 		m.enqueue(grantOp{rec: store.GrantRecord{Key: key, Category: string(c), Via: via, GrantedAt: g.GrantedAt, ExpiresAt: g.ExpiresAt}})
 	}
@@ -130,12 +128,4 @@ func (m *Manager) loadGrants() error {
 		s.grants[c] = Grant{Category: c, GrantedAt: g.GrantedAt, ExpiresAt: g.ExpiresAt, Via: g.Via}
 	}
 	return nil
-}
-
-// shortKey keeps logs readable and avoids writing whole session ids into them.
-func shortKey(k string) string {
-	if len(k) > 12 {
-		return k[:12] + "…"
-	}
-	return k
 }

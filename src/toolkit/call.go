@@ -17,9 +17,8 @@ type Call struct {
 	SessionKey string
 	Client     string // client name and version from initialize, for the audit log
 
-	env  *Env
-	req  *mcp.CallToolRequest
-	code string
+	env *Env
+	req *mcp.CallToolRequest
 }
 
 func newCall(env *Env, t *Tool, req *mcp.CallToolRequest) *Call {
@@ -44,7 +43,7 @@ func (c *Call) authorize(ctx context.Context, summary string) error {
 	if c.env.Gate == nil {
 		return &Error{Code: "permission_denied", Message: fmt.Sprintf("the %s category is not available on this server", c.Category)}
 	}
-	return c.env.Gate.Authorize(ctx, c, summary, c.code)
+	return c.env.Gate.Authorize(ctx, c, summary)
 }
 
 // TokenInfo is the verified bearer token behind an HTTP request (nil for stdio).
@@ -77,13 +76,48 @@ func (c *Call) Log(ctx context.Context, level mcp.LoggingLevel, data any) {
 	_ = c.req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: c.Tool, Data: data})
 }
 
-// CanElicit reports whether the client can ask its user a question (MCP elicitation, form mode).
+// CanElicit reports whether the client can ask its user a question (MCP elicitation, form mode). A
+// client that declares only URL mode cannot.
 func (c *Call) CanElicit() bool {
+	e := c.elicitation()
+	return e != nil && (e.Form != nil || e.URL == nil)
+}
+
+// CanOpenURL reports whether the client can show its user a page (MCP URL-mode elicitation).
+func (c *Call) CanOpenURL() bool {
+	e := c.elicitation()
+	return e != nil && e.URL != nil
+}
+
+func (c *Call) elicitation() *mcp.ElicitationCapabilities {
 	if c.req == nil || c.req.Session == nil {
-		return false
+		return nil
 	}
 	p := c.req.Session.InitializeParams()
-	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
+	if p == nil || p.Capabilities == nil {
+		return nil
+	}
+	return p.Capabilities.Elicitation
+}
+
+// OpenURL asks the client to show the user a page (URL-mode elicitation, id names it for
+// URLDone). accepted means the user agreed to open it; what they do there happens out of band.
+func (c *Call) OpenURL(ctx context.Context, message, url, id string) (bool, error) {
+	if !c.CanOpenURL() {
+		return false, fmt.Errorf("the client cannot open a page for the user")
+	}
+	res, err := c.req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: id})
+	if err != nil {
+		return false, err
+	}
+	return res.Action == "accept", nil
+}
+
+// URLDone tells the client that the page opened by OpenURL was answered.
+func (c *Call) URLDone(ctx context.Context, id string) {
+	if c.CanOpenURL() {
+		_ = c.req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: id})
+	}
 }
 
 // Confirm asks the user a yes/no question through the client. It returns true only when the

@@ -24,11 +24,9 @@ const (
 	Database   Category = "database"
 	Command    Category = "command"
 	HubAdmin   Category = "hub_admin"
+	// SupervisorToken: a command gets the add-on's Supervisor token (asked for on top of Command).
+	SupervisorToken Category = "supervisor_token"
 )
-
-// PermissionCodeArg is the argument privileged tools accept to carry the one-time code
-// the user read in Home Assistant and gave the assistant.
-const PermissionCodeArg = "permission_code"
 
 // Spec declares a tool. In is the args struct; Out is what the handler returns.
 type Spec[In, Out any] struct {
@@ -36,7 +34,10 @@ type Spec[In, Out any] struct {
 	Title       string
 	Toolset     string
 	Description string // written for the model: what, when, when not, paging, consequences
-	Category    Category
+	// Category is the permission every call needs ("" for none).
+	Category Category
+	// Conditional is a permission only some calls need, decided from their arguments (grants.go).
+	Conditional *Condition[In]
 
 	ReadOnly    bool // changes nothing anywhere
 	Destructive bool // may destroy or overwrite something (only meaningful when not ReadOnly)
@@ -55,6 +56,7 @@ type Tool struct {
 	schema   *jsonschema.Schema
 	toolset  string
 	category Category
+	grants   []Grant // every category a call may need, for listings and DOCS.md
 	readOnly bool
 	invoke   func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
 }
@@ -68,12 +70,6 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 	schema, err := schemaFor[In]()
 	if err != nil {
 		panic(fmt.Sprintf("toolkit: tool %s: input schema: %v", s.Name, err))
-	}
-	if s.Category != "" {
-		schema.Properties[PermissionCodeArg] = &jsonschema.Schema{
-			Type:        "string",
-			Description: "one-time code the user read in Home Assistant to grant this permission; only send a code the user gave you",
-		}
 	}
 	destructive := s.Destructive && !s.ReadOnly
 	openWorld := s.OpenWorld
@@ -90,7 +86,8 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 			OpenWorldHint:   &openWorld,
 		},
 	}
-	t := &Tool{def: def, schema: schema, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly}
+	t := &Tool{def: def, schema: schema, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly,
+		grants: grantsOf(s.Category, s.Conditional)}
 	t.invoke = func(ctx context.Context, c *Call, args map[string]any) (any, string, error) {
 		var in In
 		if err := decodeArgs(args, &in, schema); err != nil {
@@ -100,7 +97,8 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 		if s.Summary != nil {
 			summary = s.Summary(in)
 		}
-		if t.category != "" {
+		for _, cat := range s.Conditional.needed(t.category, in) {
+			c.Category = cat
 			if err := c.authorize(ctx, summary); err != nil {
 				return nil, summary, err
 			}
@@ -150,7 +148,8 @@ const DefaultMaxResponseBytes = 100 << 10
 type Gate interface {
 	// Authorize returns nil when the call's category is granted for its session, or an error
 	// (a *Error with code permission_required or permission_denied) that the model can act on.
-	Authorize(ctx context.Context, c *Call, argsSummary, code string) error
+	// Nothing the model sends can grant: there is no argument for it.
+	Authorize(ctx context.Context, c *Call, argsSummary string) error
 	// Record writes an audit entry for a privileged call.
 	Record(ctx context.Context, c *Call, argsSummary, outcome string, took time.Duration, detail string)
 }
@@ -162,12 +161,6 @@ func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp
 	var out any
 	var summary string
 	if err == nil {
-		if t.category != "" {
-			if code, ok := args[PermissionCodeArg].(string); ok {
-				c.code = code
-			}
-			delete(args, PermissionCodeArg)
-		}
 		out, summary, err = t.invoke(ctx, c, args)
 	}
 	res, terr := env.shape(t, out, err)
@@ -176,7 +169,7 @@ func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp
 		outcome = terr.Code
 	}
 	took := time.Since(start)
-	if t.category != "" && env.Gate != nil && summary != "" {
+	if c.Category != "" && env.Gate != nil && summary != "" {
 		detail := ""
 		if terr != nil {
 			detail = terr.Error()

@@ -129,13 +129,14 @@ func TestPaginate(t *testing.T) {
 	}
 }
 
-// recordingGate grants a category when the call carries the code "123456" and records audits.
+// recordingGate grants a category once the user has (granted, set out of band) and records audits.
 type recordingGate struct {
 	records []string
+	granted bool
 }
 
-func (g *recordingGate) Authorize(ctx context.Context, c *Call, summary, code string) error {
-	if code == "123456" {
+func (g *recordingGate) Authorize(ctx context.Context, c *Call, summary string) error {
+	if g.granted {
 		return nil
 	}
 	return &Error{Code: "permission_required", Message: "ask the user", Details: map[string]any{"request_id": "r1"}}
@@ -200,10 +201,12 @@ func TestCallPipeline(t *testing.T) {
 		{"bad arg is a tool error", "t_echo", map[string]any{"entity_id": "nope"}, "invalid_argument", ""},
 		{"too large", "t_echo", map[string]any{"entity_id": "light.a", "limit": 900}, "too_large", ""},
 		{"gate refuses", "t_priv", map[string]any{"entity_id": "light.a"}, "permission_required", ""},
-		{"gate grants with code", "t_priv", map[string]any{"entity_id": "light.a", "permission_code": "123456"}, "", `"entity_id":"light.a"`},
+		{"no argument carries a grant", "t_priv", map[string]any{"entity_id": "light.a", "permission_code": "123456"}, "invalid_argument", ""},
+		{"gate grants once the user did", "t_priv", map[string]any{"entity_id": "light.a"}, "", `"entity_id":"light.a"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			gate.granted = strings.HasPrefix(tt.name, "gate grants")
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
 			if err != nil {
 				t.Fatalf("protocol error: %v", err)
@@ -232,9 +235,8 @@ func TestCallPipeline(t *testing.T) {
 	}
 	for _, tool := range lt.Tools {
 		b, _ := json.Marshal(tool.InputSchema)
-		hasCode := strings.Contains(string(b), PermissionCodeArg)
-		if hasCode != (tool.Name == "t_priv") {
-			t.Errorf("%s: permission_code in schema = %v", tool.Name, hasCode)
+		if strings.Contains(string(b), "permission_code") {
+			t.Errorf("%s: the schema still offers permission_code", tool.Name)
 		}
 		if tool.Annotations == nil || tool.Annotations.DestructiveHint == nil || tool.Annotations.OpenWorldHint == nil {
 			t.Errorf("%s: annotations not all set", tool.Name)

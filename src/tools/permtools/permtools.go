@@ -6,7 +6,6 @@ package permtools
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -22,16 +21,13 @@ const SetPermissions = "permissions"
 // Gate adapts the permission manager to the toolkit.
 type Gate struct {
 	M *permission.Manager
-	// Owners remembers which authenticated user each session belongs to, so the approval API
-	// can refuse a session approving its own request.
-	Owners *Owners
 }
 
 var _ toolkit.Gate = Gate{}
 
 // Identity names the credential behind a request: the token's grant key (one per token or OAuth
-// grant), else its user. Two tokens of the same Home Assistant user are different identities,
-// so the user can approve from the panel or another token what their assistant's token asked.
+// grant), else its user. It owns the requests its sessions make: it may list and deny them, never
+// approve them, and no other credential may touch them.
 func Identity(ti *auth.TokenInfo) string {
 	if ti == nil {
 		return ""
@@ -42,55 +38,25 @@ func Identity(ti *auth.TokenInfo) string {
 	return ti.UserID
 }
 
-// Owners maps session keys to the identity that made requests in them.
-type Owners struct {
-	mu sync.Mutex
-	m  map[string]string
-}
-
-// Set records the owner of a session.
-func (o *Owners) Set(sessionKey, user string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.m == nil {
-		o.m = map[string]string{}
-	}
-	o.m[sessionKey] = user
-}
-
-// Get returns the owner of a session ("" when unknown, e.g. stdio).
-func (o *Owners) Get(sessionKey string) string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.m[sessionKey]
-}
-
-// Forget drops a session that ended.
-func (o *Owners) Forget(sessionKey string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	delete(o.m, sessionKey)
-}
-
-// Authorize asks the manager, passing an elicitation function when the client can ask its user.
-func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary, code string) error {
-	if g.Owners != nil {
-		if id := Identity(c.TokenInfo()); id != "" {
-			g.Owners.Set(c.SessionKey, id)
-		}
-	}
+// Authorize asks the manager, passing the ways this client can put the question to its user: a form
+// (elicitation) or hamcp's approval page (URL-mode elicitation).
+func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary string) error {
 	req := permission.Request{
 		SessionKey:  c.SessionKey,
 		Client:      c.Client,
 		Tool:        c.Tool,
 		Category:    permission.Category(c.Category),
 		ArgsSummary: summary,
-		Code:        code,
+		Owner:       Identity(c.TokenInfo()),
 	}
 	if c.CanElicit() {
 		req.Elicit = func(ctx context.Context, message string) (bool, error) {
 			return c.Confirm(ctx, message, "Allow for this session")
 		}
+	}
+	if c.CanOpenURL() {
+		req.OpenURL = c.OpenURL
+		req.URLDone = c.URLDone
 	}
 	err := g.M.Authorize(ctx, req)
 	var required *permission.RequiredError
@@ -99,12 +65,11 @@ func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary, code stri
 	case err == nil:
 		return nil
 	case errors.As(err, &required):
-		return &toolkit.Error{
-			Code:    "permission_required",
-			Message: required.Error(),
-			Hint:    required.HowTo,
-			Details: map[string]any{"request_id": required.RequestID, "category": string(required.Category), "warning": required.Warning},
+		details := map[string]any{"request_id": required.RequestID, "category": string(required.Category), "warning": required.Warning}
+		if required.Link != "" {
+			details["approval_url"] = required.Link
 		}
+		return &toolkit.Error{Code: "permission_required", Message: required.Error(), Hint: required.HowTo, Details: details}
 	case errors.As(err, &denied):
 		return &toolkit.Error{Code: "permission_denied", Message: denied.Error(), Details: map[string]any{"category": string(denied.Category)}}
 	}
@@ -128,17 +93,15 @@ type permissionsResult struct {
 }
 
 type auditArgs struct {
-	Tool        string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
-	Category    string `json:"category,omitempty" jsonschema:"only this permission category" validate:"omitempty,oneof=filesystem database command hub_admin"`
-	Outcome     string `json:"outcome,omitempty" jsonschema:"only this outcome, e.g. ok, error, permission_required"`
-	Since       string `json:"since,omitempty" jsonschema:"ISO-8601 time; only newer entries" validate:"omitempty,iso8601"`
-	AllSessions bool   `json:"all_sessions,omitempty" jsonschema:"include other sessions' calls (default: only this session)"`
+	Tool     string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
+	Category string `json:"category,omitempty" jsonschema:"only this permission category" validate:"omitempty,oneof=filesystem database command hub_admin"`
+	Outcome  string `json:"outcome,omitempty" jsonschema:"only this outcome, e.g. ok, error, permission_required"`
+	Since    string `json:"since,omitempty" jsonschema:"ISO-8601 time; only newer entries" validate:"omitempty,iso8601"`
 	toolkit.Page
 }
 
 type auditRow struct {
 	Time       string `json:"time"`
-	Session    string `json:"session,omitempty"`
 	Client     string `json:"client,omitempty"`
 	Tool       string `json:"tool"`
 	Category   string `json:"category,omitempty"`
@@ -158,23 +121,27 @@ func Tools(m *permission.Manager, st *store.Store) []*toolkit.Tool {
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, _ permissionsArgs) (permissionsResult, error) {
 			return permissionsResult{
-				Session:    c.SessionKey,
+				Session:    m.SessionLabel(c.SessionKey),
 				Categories: m.Status(c.SessionKey),
-				Note:       "Grants last for this session only. The user grants a category by accepting the prompt in their client, by approving the request in Home Assistant, or by giving you the one-time code from the Home Assistant notification (send it as permission_code when you retry).",
+				Note: "Grants last for this session only, and only the user can make them: by accepting the prompt in their client, " +
+					"or on hamcp's approval page (the link in a permission_required error, behind their Home Assistant administrator login), " +
+					"or in the hamcp panel. The session label is what the user sees on the page; it is not the session id.",
 			}, nil
 		},
 	})
 	audit := toolkit.Define(toolkit.Spec[auditArgs, toolkit.List[auditRow]]{
 		Name: "ha_get_audit_log", Toolset: SetPermissions, Title: "Audit log",
 		Description: "Read the audit log of privileged calls (file, database and shell tools, permission requests and grants), newest first. " +
-			"Defaults to this session; filter by tool, category, outcome or since. Paged with limit/offset.",
+			"Only this session's entries: other sessions' calls are not visible here. Filter by tool, category, outcome or since. Paged with limit/offset.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a auditArgs) (toolkit.List[auditRow], error) {
-			limit, offset := a.Page.Effective()
-			q := store.AuditQuery{Tool: a.Tool, Category: a.Category, Outcome: a.Outcome, Limit: limit, Offset: offset}
-			if !a.AllSessions {
-				q.SessionID = c.SessionKey
+			if c.SessionKey == "" {
+				// An empty filter would match every session.
+				return toolkit.List[auditRow]{}, &toolkit.Error{Code: "session_required", Message: "this request has no session, so it has no audit log of its own"}
 			}
+			limit, offset := a.Page.Effective()
+			// Always this session's rows: other sessions' rows would hand the model their ids and what they did.
+			q := store.AuditQuery{SessionID: c.SessionKey, Tool: a.Tool, Category: a.Category, Outcome: a.Outcome, Limit: limit, Offset: offset}
 			if a.Since != "" {
 				q.Since, _ = toolkit.ParseTime(a.Since)
 			}
@@ -184,7 +151,7 @@ func Tools(m *permission.Manager, st *store.Store) []*toolkit.Tool {
 			}
 			rows := make([]auditRow, 0, len(entries))
 			for _, e := range entries {
-				rows = append(rows, auditRow{Time: e.Time.UTC().Format(time.RFC3339), Session: e.SessionID, Client: e.Client, Tool: e.Tool,
+				rows = append(rows, auditRow{Time: e.Time.UTC().Format(time.RFC3339), Client: e.Client, Tool: e.Tool,
 					Category: e.Category, Args: e.ArgsSummary, Outcome: e.Outcome, Detail: e.Detail, DurationMS: e.DurationMS})
 			}
 			return toolkit.Window(rows, total, a.Page), nil

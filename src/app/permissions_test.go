@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/hamcp/hamcp/src/authn"
+	"github.com/hamcp/hamcp/src/httpserver"
+	"github.com/hamcp/hamcp/src/mcpserver"
+	"github.com/hamcp/hamcp/src/permission"
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+// tokenSet is a verifier for the tokens of a test: each names a grant, as OAuth and HA tokens do.
+type tokenSet map[string]string
+
+func (ts tokenSet) Verify(_ context.Context, token string) (*auth.TokenInfo, error) {
+	if gk, ok := ts[token]; ok {
+		return &auth.TokenInfo{UserID: "u-alex", Scopes: []string{authn.ScopeFull}, Extra: map[string]any{"grant_key": gk}}, nil
+	}
+	return nil, errors.New("unknown token")
+}
+
+// TestRequestRoutes: a token sees and may deny only its own sessions' requests and never approves;
+// the panel (a call Home Assistant's ingress vouched for) sees them all and may approve.
+func TestRequestRoutes(t *testing.T) {
+	t.Parallel()
+	m, err := permission.New(permission.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	ask := func(session, owner string) string {
+		err := m.Authorize(context.Background(), permission.Request{SessionKey: session, Owner: owner, Tool: "ha_execute_command", Category: permission.Command})
+		var re *permission.RequiredError
+		if !errors.As(err, &re) {
+			t.Fatalf("want a request, got %v", err)
+		}
+		return re.RequestID
+	}
+	reqA, reqB := ask("mcp:session-of-a", "grant-a"), ask("mcp:session-of-b", "grant-b")
+	srv := httpserver.New(httpserver.Options{
+		Builder:     mcpserver.New(mcpserver.Options{Name: "hamcp", Version: "test", Registry: toolkit.NewRegistry()}),
+		Verifier:    authn.Chain{tokenSet{"tok-a": "grant-a", "tok-b": "grant-b"}},
+		Ingress:     true,
+		MountAuthed: []func(*echo.Group){requestRoutes(m)},
+		Logger:      slog.New(slog.DiscardHandler),
+	})
+	web := httptest.NewServer(srv.Handler())
+	t.Cleanup(web.Close)
+	call := func(token, method, path string) (int, string) {
+		req, _ := http.NewRequest(method, web.URL+path, nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		req.Header.Set("X-Remote-User-Id", "u-alex") // only believed from the Supervisor's address
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	tests := []struct {
+		name, token, method, path string
+		want                      int
+	}{
+		{"no token, ingress header from elsewhere", "", http.MethodPost, "/api/permissions/requests/" + reqA + "/approve", http.StatusUnauthorized},
+		{"b denies a's request", "tok-b", http.MethodPost, "/api/permissions/requests/" + reqA + "/deny", http.StatusForbidden},
+		{"b approves a's request", "tok-b", http.MethodPost, "/api/permissions/requests/" + reqA + "/approve", http.StatusForbidden},
+		{"a approves its own request", "tok-a", http.MethodPost, "/api/permissions/requests/" + reqA + "/approve", http.StatusForbidden},
+		{"unknown request", "tok-a", http.MethodPost, "/api/permissions/requests/req_0000/deny", http.StatusNotFound},
+	}
+	for _, tc := range tests {
+		if code, body := call(tc.token, tc.method, tc.path); code != tc.want {
+			t.Errorf("%s: %d %s, want %d", tc.name, code, body, tc.want)
+		}
+	}
+	code, body := call("tok-a", http.MethodGet, "/api/permissions/requests")
+	if code != 200 || !strings.Contains(body, reqA) || strings.Contains(body, reqB) || strings.Contains(body, "session-of") {
+		t.Fatalf("a's list: %d %s", code, body)
+	}
+
+	// The panel: the Supervisor's ingress proxy connects from 172.30.32.2 and names the HA user.
+	panel := func(method, path string) (int, string) {
+		req := httptest.NewRequest(method, path, nil)
+		req.RemoteAddr = "172.30.32.2:41234"
+		req.Header.Set("X-Remote-User-Id", "u-alex")
+		req.Header.Set("X-Remote-User-Name", "Alex")
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	code, body = panel(http.MethodGet, "/api/permissions/requests")
+	var list struct {
+		Requests []permission.Pending `json:"requests"`
+	}
+	if code != 200 || json.Unmarshal([]byte(body), &list) != nil || len(list.Requests) != 2 || strings.Contains(body, "session-of") {
+		t.Fatalf("panel list: %d %s", code, body)
+	}
+	if code, body := panel(http.MethodPost, "/api/permissions/requests/"+reqB+"/approve"); code != 200 {
+		t.Fatalf("panel approves: %d %s", code, body)
+	}
+	if err := m.Authorize(context.Background(), permission.Request{SessionKey: "mcp:session-of-b", Tool: "ha_execute_command", Category: permission.Command}); err != nil {
+		t.Fatalf("after the panel's approval: %v", err)
+	}
+	// The owner withdraws its own request.
+	if code, body := call("tok-a", http.MethodPost, "/api/permissions/requests/"+reqA+"/deny"); code != 200 {
+		t.Fatalf("a denies its own request: %d %s", code, body)
+	}
+	var de *permission.DeniedError
+	if err := m.Authorize(context.Background(), permission.Request{SessionKey: "mcp:session-of-a", Tool: "ha_execute_command", Category: permission.Command}); !errors.As(err, &de) {
+		t.Fatalf("after the owner's denial: %v", err)
+	}
+}
