@@ -8,17 +8,26 @@ secs="${FUZZ_SECONDS:-5}"
 guards=(
   "./src/fsguard FuzzResolve"
   "./src/recorder FuzzClassify"
+  "./src/privileged FuzzInConfig"
+  "./src/command FuzzParseStat"
   "./src/toolkit FuzzDecodeArgs"
   "./src/config FuzzLoadOptionsFile"
   "./src/sshserver FuzzParseAuthorizedKeys"
+  "./src/httpserver FuzzCountMessages"
   "./src/homeassistant FuzzDecodeFrame"
-  "./src/permission FuzzCodeMatches"
+  "./src/permission FuzzByLink"
   "./src/oauth FuzzRedirectURI"
+  "./src/oauth FuzzDialAddressCheck"
   "./src/tools/hatools FuzzConfigPath"
+  "./src/app FuzzFinishing"
+  "./src/sim/hass FuzzTemplate"
+  "./src/sim/hass FuzzRefuseSupervisorCommands"
 )
+log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
+trap 'rm -f "$log"' EXIT
 run() {
   printf '%-40s %s\n' "$1" "$2"
-  go test -run '^$' -fuzz "^$2\$" -fuzztime "${secs}s" "$1" >/tmp/hamcp-fuzz.log 2>&1 || { cat /tmp/hamcp-fuzz.log; exit 1; }
+  go test -run '^$' -fuzz "^$2\$" -fuzztime "${secs}s" "$1" >"$log" 2>&1 || { cat "$log"; exit 1; }
 }
 if [ "${FUZZ_ALL:-0}" = 1 ]; then
   for pkg in $(go list ./src/...); do

@@ -10,44 +10,56 @@ import (
 
 // Config is every option hamcp understands. The opt tag is the options.json key; the
 // environment name is HAMCP_ + upper(opt) unless an env tag names others; the flag is
-// --opt with dashes.
+// --opt with dashes. A cmd tag limits the flag to those subcommands (serve, stdio, demo);
+// without one it applies to all. The flag's type follows the field's (bool, int, duration, list).
 type Config struct {
-	Listen      string `opt:"listen" default:":8099" help:"address the MCP HTTP server listens on (host:port)"`
-	ExternalURL string `opt:"external_url" help:"URL users reach hamcp at, e.g. https://mcp.example.com (used for OAuth issuer and resource)"`
+	Listen      string `opt:"listen" cmd:"serve,demo" default:":8099" help:"address the MCP HTTP server listens on (host:port)"`
+	ExternalURL string `opt:"external_url" cmd:"serve,demo" help:"URL users reach hamcp at, e.g. https://mcp.example.com (used for OAuth issuer and resource)"`
+	// IngressListen is where the add-on serves the hamcp panel to Home Assistant's ingress (config.yaml's
+	// ingress_port); it is not published, and only the Supervisor's ingress proxy is answered there.
+	IngressListen string `opt:"ingress_listen" cmd:"serve" default:":8098" help:"address the hamcp panel listens on for Home Assistant's ingress (add-on only; only the Supervisor's ingress proxy is answered)"`
 
-	HAURL           string `opt:"ha_url" env:"HA_URL" help:"Home Assistant URL when running standalone, e.g. http://homeassistant.local:8123"`
-	HAToken         string `opt:"ha_token" env:"HA_TOKEN" secret:"true" help:"Home Assistant long-lived access token when running standalone"`
-	SupervisorURL   string `opt:"supervisor_url" default:"http://supervisor" help:"Supervisor API base URL (add-on)"`
-	SupervisorToken string `opt:"supervisor_token" env:"SUPERVISOR_TOKEN" secret:"true" help:"Supervisor token, set by the Supervisor inside the add-on"`
-	HAAuthURL       string `opt:"ha_auth_url" help:"HA URL used to validate users' long-lived tokens (default: ha_url, or http://homeassistant:8123 in the add-on)"`
+	HAURL           string `opt:"ha_url" cmd:"serve,stdio" env:"HA_URL" help:"Home Assistant URL when running standalone, e.g. http://homeassistant.local:8123"`
+	HAToken         string `opt:"ha_token" cmd:"serve,stdio" env:"HA_TOKEN" secret:"true" help:"Home Assistant long-lived access token when running standalone"`
+	SupervisorURL   string `opt:"supervisor_url" cmd:"serve,stdio" default:"http://supervisor" help:"Supervisor API base URL (add-on)"`
+	SupervisorToken string `opt:"supervisor_token" cmd:"serve,stdio" env:"SUPERVISOR_TOKEN" secret:"true" help:"Supervisor token, set by the Supervisor inside the add-on"`
+	HAAuthURL       string `opt:"ha_auth_url" cmd:"serve" help:"HA URL used to validate users' long-lived tokens and exchange OAuth codes (default: ha_url, or in the add-on core's own address from the Supervisor: http(s)://homeassistant:<port>)"`
 
-	HAExternalURL      string   `opt:"ha_external_url" help:"Home Assistant URL users' browsers reach for the OAuth login (default: HA's own external_url)"`
-	OAuthRedirectHosts []string `opt:"oauth_redirect_hosts" help:"hosts OAuth clients may redirect to (default: claude.ai, claude.com and loopback)"`
+	HAExternalURL      string        `opt:"ha_external_url" cmd:"serve,demo" help:"Home Assistant URL users' browsers reach for the OAuth login (default: HA's own external_url)"`
+	OAuthRedirectHosts []string      `opt:"oauth_redirect_hosts" cmd:"serve,demo" help:"hosts OAuth clients may redirect to (default: claude.ai, claude.com and loopback)"`
+	OAuthGrantLifetime time.Duration `opt:"oauth_grant_lifetime" cmd:"serve,demo" default:"2160h" validate:"min=1h" help:"how long an OAuth sign-in lasts at most, however often the client refreshes; then the user signs in again"`
 
-	DataDir  string `opt:"data_dir" default:"/data" help:"directory for hamcp's own state (store, SSH host key)"`
+	DataDir  string `opt:"data_dir" cmd:"serve,stdio" default:"/data" help:"directory for hamcp's own state (store, SSH host key)"`
 	LogLevel string `opt:"log_level" default:"info" validate:"oneof=debug info warning error" help:"log level"`
 
 	Toolsets      []string `opt:"toolsets" help:"toolsets to enable (comma-separated); empty = all"`
 	DisabledTools []string `opt:"disabled_tools" help:"tool names to hide (comma-separated)"`
 	ReadOnly      bool     `opt:"read_only" help:"expose only tools that change nothing"`
 
-	RateLimit      int           `opt:"rate_limit" default:"100" validate:"min=0,max=100000" help:"requests per minute per client IP (0 disables)"`
-	AllowedOrigins []string      `opt:"allowed_origins" help:"browser Origins allowed to call /mcp (comma-separated); other Origins get 403"`
-	TrustedProxies []string      `opt:"trusted_proxies" help:"proxy IPs/CIDRs whose X-Forwarded-For is believed (the add-on's ingress is added automatically)"`
+	RateLimit      int           `opt:"rate_limit" cmd:"serve,demo" default:"100" validate:"min=0,max=100000" help:"requests per minute per client IP (0 disables)"`
+	AllowedOrigins []string      `opt:"allowed_origins" cmd:"serve,demo" help:"browser Origins allowed to call /mcp (comma-separated); other Origins get 403"`
+	TrustedProxies []string      `opt:"trusted_proxies" cmd:"serve,demo" help:"proxy IPs/CIDRs whose X-Forwarded-For is believed (the add-on's ingress is added automatically)"`
 	MaxResponseKB  int           `opt:"max_response_kb" default:"2048" validate:"min=8,max=8192" help:"largest single tool result in KB: a safety net above the tools' own defaults (lists page at 100 items, files read 1 MB)"`
-	BodyLimitKB    int           `opt:"body_limit_kb" default:"4096" validate:"min=16,max=65536" help:"largest request body in KB"`
+	BodyLimitKB    int           `opt:"body_limit_kb" cmd:"serve,demo" default:"4096" validate:"min=16,max=65536" help:"largest request body in KB"`
 	ShutdownGrace  time.Duration `opt:"shutdown_grace" default:"10s" validate:"min=0" help:"time in-flight calls get to finish on SIGTERM"`
 
 	PermissionFilesystem string        `opt:"permission_filesystem" default:"ask" validate:"oneof=ask allow deny" help:"policy for filesystem tools"`
 	PermissionDatabase   string        `opt:"permission_database" default:"ask" validate:"oneof=ask allow deny" help:"policy for recorder database tools"`
 	PermissionCommand    string        `opt:"permission_command" default:"ask" validate:"oneof=ask allow deny" help:"policy for shell command tools"`
 	GrantTTL             time.Duration `opt:"grant_ttl" default:"8h" validate:"min=1m" help:"how long a permission grant lasts within a session"`
-	FSBase               string        `opt:"fs_base" default:"/" help:"directory holding the add-on's mounted folders (homeassistant or config, ssl, backup, share, media, addons, addon_configs)"`
+	FSBase               string        `opt:"fs_base" cmd:"serve,stdio" default:"/" help:"directory holding the add-on's mounted folders (homeassistant or config, ssl, backup, share, media, addons, addon_configs)"`
 	RecorderDB           string        `opt:"recorder_db" help:"path of Home Assistant's recorder database (default: home-assistant_v2.db in the HA config folder)"`
 	TrashRetention       time.Duration `opt:"trash_retention" default:"168h" validate:"min=1h" help:"how long deleted and overwritten files are kept for ha_restore_file"`
 
-	SSHPort           int    `opt:"ssh_port" default:"2222" validate:"min=0,max=65535" help:"SSH port for stdio-over-SSH (off unless keys are set)"`
-	SSHAuthorizedKeys string `opt:"ssh_authorized_keys" help:"OpenSSH public keys allowed to connect, one per line"`
+	// The Supervisor token is its own category, so that allowing commands never hands out the add-on's credential.
+	PermissionSupervisorToken string   `opt:"permission_supervisor_token" default:"ask" validate:"oneof=ask allow deny" help:"policy for giving a command the Supervisor token (ha_execute_command supervisor_token=true; the command permission is needed too)"`
+	CommandEnv                []string `opt:"command_env" help:"more environment variables commands inherit (comma-separated names) besides PATH, HOME, LANG, TZ, TERM; hamcp's tokens cannot be listed"`
+
+	SSHPort           int    `opt:"ssh_port" cmd:"serve,demo" default:"2222" validate:"min=0,max=65535" help:"SSH port for stdio-over-SSH (off unless keys are set)"`
+	SSHAuthorizedKeys string `opt:"ssh_authorized_keys" cmd:"serve,demo" help:"OpenSSH public keys allowed to connect, one per line"`
+
+	// sources records where each option's value came from, for error messages (load.go).
+	sources map[string]string
 }
 
 // InAddon reports whether hamcp runs as a Home Assistant add-on (the Supervisor gave it a token).
@@ -71,7 +83,9 @@ func (c *Config) HAAPIToken() string {
 }
 
 // TokenCheckURL is the Home Assistant URL user tokens are validated against. Inside the add-on
-// the Supervisor proxy only accepts the add-on's own token, so users' tokens go to HA directly.
+// the Supervisor proxy only accepts the add-on's own token, so users' tokens go to HA directly;
+// there the app asks the Supervisor's /core/info for core's port and TLS setting, and this
+// default (core's stock port) is only the fallback.
 func (c *Config) TokenCheckURL() string {
 	switch {
 	case c.HAAuthURL != "":

@@ -18,8 +18,6 @@ import (
 
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
-	"github.com/hamcp/hamcp/src/demo"
-	"github.com/hamcp/hamcp/src/sim"
 )
 
 const usage = `hamcp — a Model Context Protocol server for Home Assistant
@@ -63,23 +61,85 @@ func main() {
 	}
 }
 
-func newFlags(name, summary string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n\nUsage: hamcp %s [options]\n\nOptions:\n", summary, name)
-		fs.PrintDefaults()
-	}
-	return fs
+// command is one subcommand's flag set: the configuration options that apply to it, its own
+// flags, and its own defaults where they differ from the add-on's.
+type command struct {
+	name, summary string
+	defaults      map[string]string // option name → this subcommand's default
+	noOptionsFile bool              // ignore /data/options.json (the demo)
+	fs            *flag.FlagSet
 }
 
-func loadConfig(fs *flag.FlagSet, args []string, noOptionsFile bool) (*config.Config, error) {
-	if err := fs.Parse(args); err != nil {
+func newCommand(name, summary string) *command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// Errors and help are printed by parse, once, in hamcp's words.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &command{name: name, summary: summary, fs: fs}
+}
+
+// load parses args and builds the configuration: flags, then HAMCP_* environment, then the
+// add-on's options, then this subcommand's defaults. --help prints the help to stdout.
+func (c *command) load(args []string) (*config.Config, error) {
+	config.BindCommandFlags(c.fs, c.name)
+	err := c.fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		c.printHelp(os.Stdout)
 		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("%s; run 'hamcp %s --help' for the options", flagError(err), c.name)
+	case c.fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q; run 'hamcp %s --help' for the options", c.fs.Arg(0), c.name)
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q; run with --help for the options", fs.Arg(0))
+	return config.Load(config.Sources{Flags: c.fs, NoOptionsFile: c.noOptionsFile, Defaults: c.defaults})
+}
+
+// flagError rewords the flag package's parse errors with the --flag spelling the help uses.
+func flagError(err error) string {
+	msg := err.Error()
+	for _, r := range []struct{ from, to string }{
+		{"flag provided but not defined: -", "unknown flag --"},
+		{"flag needs an argument: -", "a value is missing after --"},
+	} {
+		if rest, ok := strings.CutPrefix(msg, r.from); ok {
+			return r.to + strings.TrimPrefix(rest, "-")
+		}
 	}
-	return config.Load(config.Sources{Flags: fs, NoOptionsFile: noOptionsFile})
+	return msg
+}
+
+// printHelp lists every flag of the subcommand with what it takes, its real default for this
+// subcommand, the accepted values and the environment variables.
+func (c *command) printHelp(w io.Writer) {
+	fmt.Fprintf(w, "%s\n\nUsage: hamcp %s [options]\n\nOptions:\n", c.summary, c.name)
+	c.fs.VisitAll(func(f *flag.Flag) {
+		name, text := "--"+f.Name, f.Usage
+		if o, ok := config.Lookup(f.Name); ok {
+			if acc := o.Accepted(); acc != nil {
+				name += " " + strings.Join(acc, "|")
+			} else {
+				name += map[string]string{"int": " N", "duration": " DURATION", "list": " A,B,…", "text": " VALUE"}[o.Kind]
+			}
+			var accepted []string
+			if o.Name == "toolsets" {
+				accepted = app.Toolsets()
+			}
+			text = o.Describe(c.defaults[o.Name], accepted...)
+		} else if f.DefValue != "" && f.DefValue != "false" {
+			name += " VALUE"
+			text += " (default " + f.DefValue + ")"
+		} else if f.DefValue == "" {
+			name += " VALUE"
+		}
+		fmt.Fprintf(w, "  %s\n        %s\n", name, text)
+	})
+	fmt.Fprint(w, "\nDurations are like 30s, 5m or 8h (a plain number is seconds). Lists are comma-separated.\n")
+	if c.noOptionsFile {
+		fmt.Fprint(w, "A flag wins over its environment variable.\n")
+	} else {
+		fmt.Fprint(w, "A flag wins over its environment variable, which wins over the add-on's options (/data/options.json).\n")
+	}
 }
 
 func newLogger(level string, w io.Writer) *slog.Logger {
@@ -98,21 +158,20 @@ func newLogger(level string, w io.Writer) *slog.Logger {
 }
 
 func serve(ctx context.Context, args []string) error {
-	fs := newFlags("serve", "Serve MCP over HTTP (Streamable HTTP at /mcp, legacy SSE at /sse).")
-	config.BindFlags(fs)
-	cfg, err := loadConfig(fs, args, false)
+	cmd := newCommand("serve", "Serve MCP over HTTP (Streamable HTTP at /mcp, legacy SSE at /sse).")
+	cfg, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(cfg.LogLevel, os.Stderr)
 	a, err := app.New(ctx, cfg, app.Options{Logger: logger})
 	if err != nil {
-		return err
+		return cfg.Explain(err)
 	}
 	defer a.Close()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return &config.Error{Option: "listen", Source: "configuration", Value: cfg.Listen, Reason: err.Error()}
+		return cfg.Explain(&config.Error{Option: "listen", Source: "configuration", Value: cfg.Listen, Reason: err.Error()})
 	}
 	logger.Info("hamcp serving", "version", app.Version, "mcp", "http://"+ln.Addr().String()+"/mcp", "home_assistant", cfg.HABaseURL())
 	if a.SSHEnabled() {
@@ -122,14 +181,14 @@ func serve(ctx context.Context, args []string) error {
 		}
 		defer wait()
 	}
-	return a.ServeHTTP(ctx, ln, app.Options{})
+	return cfg.Explain(a.ServeHTTP(ctx, ln, app.Options{}))
 }
 
 func stdio(ctx context.Context, args []string) error {
-	fs := newFlags("stdio", "Serve one MCP session over stdin/stdout (for Claude Desktop and other stdio clients).")
-	useDemo := fs.Bool("demo", false, "run against the built-in simulated home")
-	config.BindFlags(fs)
-	cfg, err := loadConfig(fs, args, false)
+	cmd := newCommand("stdio", "Serve one MCP session over stdin/stdout (for Claude Desktop and other stdio clients).\n"+
+		"Requests read before stdin closes are answered before hamcp exits (within --shutdown-grace).")
+	useDemo := cmd.fs.Bool("demo", false, "run against the built-in simulated home (no Home Assistant needed)")
+	cfg, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
@@ -137,16 +196,16 @@ func stdio(ctx context.Context, args []string) error {
 	logger := newLogger(cfg.LogLevel, os.Stderr)
 	var a *app.App
 	if *useDemo {
-		d, err := demo.Start(ctx, cfg, sim.Options{}, logger)
+		d, err := startDemo(ctx, cfg, "", logger)
 		if err != nil {
-			return err
+			return cfg.Explain(err)
 		}
 		defer d.Close()
 		a = d.App
 	} else {
 		a, err = app.New(ctx, cfg, app.Options{Logger: logger})
 		if err != nil {
-			return err
+			return cfg.Explain(err)
 		}
 		defer a.Close()
 	}
@@ -154,41 +213,41 @@ func stdio(ctx context.Context, args []string) error {
 	return a.ServeStdio(ctx, os.Stdin, os.Stdout)
 }
 
-// defaultListen is the listen option's default (config.Config.Listen).
-const defaultListen = ":8099"
+// demoDefaults are the demo's own defaults: it stays on this machine unless asked otherwise.
+var demoDefaults = map[string]string{"listen": "127.0.0.1:8099"}
 
 func runDemo(ctx context.Context, args []string) error {
-	fs := newFlags("demo", "Run hamcp against the built-in simulated home (no Home Assistant needed).")
-	infoFile := fs.String("info-file", "", "write {mcp_url, token, ha_url, ha_token, sandbox_dir, …} as JSON here once ready")
-	noAuth := fs.Bool("no-auth", false, "serve /mcp without authentication (loopback only; for the conformance suite and the Inspector)")
-	dir := fs.String("dir", "", "keep the simulated home's files (sandbox, recorder DB) in this directory instead of a temporary one")
-	config.BindFlags(fs)
-	cfg, err := loadConfig(fs, args, true)
+	cmd := newCommand("demo", "Run hamcp against the built-in simulated home (no Home Assistant needed).\n"+
+		"The demo keeps hamcp's per-IP rate limit (--rate-limit, 100 requests a minute); --rate-limit 0 turns it off.")
+	cmd.defaults, cmd.noOptionsFile = demoDefaults, true
+	infoFile := cmd.fs.String("info-file", "", "write {mcp_url, token, ha_url, ha_token, sandbox_dir, …} as JSON here once ready (scripts read the token there)")
+	noAuth := cmd.fs.Bool("no-auth", false, "serve /mcp without authentication (loopback only; for the conformance suite and the Inspector)")
+	dir := cmd.fs.String("dir", "", "keep the simulated home's files (sandbox, recorder DB) in this directory instead of a temporary one")
+	conf := cmd.fs.Bool("conformance", false, "add the MCP conformance suite's fixture tools, resources and prompts (test_*, test://…)")
+	cfg, err := cmd.load(args)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(cfg.LogLevel, os.Stderr)
-	listen := cfg.Listen
-	if listen == defaultListen {
-		// The demo stays on this machine unless asked otherwise.
-		listen = "127.0.0.1" + defaultListen
-	}
-	ln, err := net.Listen("tcp", listen)
+	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		return fmt.Errorf("--listen %s: %w", listen, err)
+		return cfg.Explain(&config.Error{Option: "listen", Source: "configuration", Value: cfg.Listen, Reason: err.Error()})
 	}
 	if *noAuth {
 		if host, _, _ := net.SplitHostPort(ln.Addr().String()); net.ParseIP(host) == nil || !net.ParseIP(host).IsLoopback() {
 			ln.Close()
-			return fmt.Errorf("--no-auth is only allowed on a loopback address (e.g. --listen 127.0.0.1:8099), not %s", listen)
+			return fmt.Errorf("flag --no-auth is only allowed on a loopback address (e.g. --listen 127.0.0.1:8099), not %s", cfg.Listen)
 		}
 	}
-	d, err := demo.Start(ctx, cfg, sim.Options{Dir: *dir}, logger)
+	d, err := startDemo(ctx, cfg, *dir, logger)
 	if err != nil {
 		ln.Close()
-		return err
+		return cfg.Explain(err)
 	}
 	defer d.Close()
+	if *conf {
+		d.App.EnableConformance()
+	}
 	d.App.WaitReady(ctx, 5*time.Second)
 	d.Info.MCPURL = "http://" + ln.Addr().String() + "/mcp"
 	if d.App.Config.ExternalURL == "" && !*noAuth {
@@ -211,11 +270,11 @@ func runDemo(ctx context.Context, args []string) error {
 		defer wait()
 		d.Info.SSH = addr
 	}
-	printBanner(d.Info, *noAuth)
-	return d.App.ServeHTTP(ctx, ln, app.Options{NoAuth: *noAuth})
+	printBanner(d.Info, *noAuth, cfg.RateLimit)
+	return cfg.Explain(d.App.ServeHTTP(ctx, ln, app.Options{NoAuth: *noAuth}))
 }
 
-func printBanner(i demo.Info, noAuth bool) {
+func printBanner(i demoInfo, noAuth bool, rateLimit int) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhamcp %s — demo home is running\n\n", app.Version)
 	fmt.Fprintf(&b, "  MCP URL          %s\n", i.MCPURL)
@@ -223,6 +282,9 @@ func printBanner(i demo.Info, noAuth bool) {
 		fmt.Fprintf(&b, "  MCP token        (none: --no-auth)\n")
 	} else {
 		fmt.Fprintf(&b, "  MCP token        %s\n", i.Token)
+	}
+	if i.PanelURL != "" {
+		fmt.Fprintf(&b, "  hamcp panel      %s   (approvals, clients, activity; as a demo user)\n", i.PanelURL)
 	}
 	fmt.Fprintf(&b, "  Simulated HA     %s   (token %s)\n", i.HAURL, i.HAToken)
 	fmt.Fprintf(&b, "  Sandbox (/config) %s\n", i.SandboxDir)
@@ -236,8 +298,17 @@ func printBanner(i demo.Info, noAuth bool) {
 	if i.SSH != "" {
 		fmt.Fprintf(&b, "  SSH (stdio)      ssh -p %s -i KEY hamcp@127.0.0.1\n", i.SSH[strings.LastIndex(i.SSH, ":")+1:])
 	}
+	if rateLimit > 0 {
+		fmt.Fprintf(&b, "  Rate limit       %d requests a minute per IP (--rate-limit 0 turns it off)\n", rateLimit)
+	} else {
+		fmt.Fprintf(&b, "  Rate limit       off\n")
+	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "Try:  curl -s %s -H 'Authorization: Bearer %s' -H 'Content-Type: application/json' \\\n", i.MCPURL, i.Token)
+	auth := ""
+	if !noAuth {
+		auth = fmt.Sprintf("-H 'Authorization: Bearer %s' ", i.Token)
+	}
+	fmt.Fprintf(&b, "Try:  curl -s %s %s-H 'Content-Type: application/json' \\\n", i.MCPURL, auth)
 	fmt.Fprintf(&b, "        -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}'\n\nPress Ctrl+C to stop.\n")
 	fmt.Fprint(os.Stderr, b.String())
 }

@@ -147,7 +147,7 @@ func testOrganisation(t *testing.T, e *dataEnv) {
 	if !ok {
 		t.Errorf("hass://areas: %s", rr.Contents[0].Text)
 	}
-	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "hass://entities/{entity_id}"},
+	comp, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "energy_saving_review"},
 		Argument: mcp.CompleteParamsArgument{Name: "area", Value: "ki"}})
 	if err != nil {
 		t.Fatal(err)

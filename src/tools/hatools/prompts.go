@@ -51,13 +51,20 @@ var prompts = []prompt{
 	{
 		name: "energy_saving_review", title: "Energy saving review",
 		description: "Look for energy waste: lights and devices left on, power-hungry sensors, heating and cooling settings.",
-		args:        []*mcp.PromptArgument{{Name: "days", Description: "how many days of history to consider (default 7)"}},
+		args: []*mcp.PromptArgument{
+			{Name: "days", Description: "how many days of history to consider (default 7)"},
+			{Name: "area", Description: "review only this area (an area id such as living_room; default the whole home)"},
+		},
 		text: func(a map[string]string) string {
 			days := a["days"]
 			if days == "" {
 				days = "7"
 			}
-			return "Review the last " + days + " days for energy waste: lights and switches on in empty rooms, the biggest power and energy sensors, " +
+			where := ""
+			if a["area"] != "" {
+				where = " in the area " + a["area"] + " (filter by area)"
+			}
+			return "Review the last " + days + " days" + where + " for energy waste: lights and switches on in empty rooms, the biggest power and energy sensors, " +
 				"climate set points and schedules. Use ha_get_states with domain and device_class filters and ha_get_history for the top consumers. " +
 				"List concrete savings with an estimate, most valuable first."
 		},

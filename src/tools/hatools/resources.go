@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
@@ -132,50 +133,72 @@ func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
 }
 
-// Complete answers completion/complete for entity ids (prompt arguments named entity_id and the
-// entity resource template), domains and areas (ids, matched on id or name).
-func Complete(d Deps) func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-		arg := req.Params.Argument
-		var values []string
-		switch arg.Name {
-		case "entity_id":
-			all, err := states(ctx, d.HA)
-			if err == nil {
-				prefix := strings.ToLower(arg.Value)
-				for _, st := range all {
-					if strings.HasPrefix(st.EntityID, prefix) || (prefix != "" && strings.Contains(strings.ToLower(st.FriendlyName()), prefix)) {
-						values = append(values, st.EntityID)
-					}
-				}
-			}
-		case "area", "area_id":
-			if reg, err := registryOf(d.HA).get(ctx); err == nil {
-				prefix := strings.ToLower(arg.Value)
-				for _, a := range reg.areas {
-					if strings.HasPrefix(a.ID, prefix) || prefix != "" && strings.Contains(strings.ToLower(a.Name), prefix) {
-						values = append(values, a.ID)
-					}
-				}
-			}
-		case "domain":
-			all, err := states(ctx, d.HA)
-			if err == nil {
-				seen := map[string]bool{}
-				for _, st := range all {
-					dom := st.Domain()
-					if !seen[dom] && strings.HasPrefix(dom, arg.Value) {
-						seen[dom] = true
-						values = append(values, dom)
-					}
-				}
+// Completions declares hamcp's prompts and resource templates for completion/complete, with the
+// values of every argument that has a finite domain (entity ids, areas, domains, services).
+func Completions(d Deps) *completion.Set {
+	sources := argSources(d)
+	set := completion.NewSet()
+	for _, p := range prompts {
+		args := map[string]completion.Source{}
+		for _, a := range p.args {
+			if src, ok := sources[a.Name]; ok {
+				args[a.Name] = src
 			}
 		}
-		sort.Strings(values)
-		total := len(values)
-		if len(values) > 100 {
-			values = values[:100]
+		set.Prompt(p.name, args)
+	}
+	set.Template(entityURITemplate, map[string]completion.Source{"entity_id": sources["entity_id"]})
+	return set
+}
+
+// argSources are where the values of completable arguments come from, by argument name.
+func argSources(d Deps) map[string]completion.Source {
+	entities := func(ctx context.Context, _ map[string]string) ([]completion.Candidate, error) {
+		all, err := states(ctx, d.HA)
+		out := make([]completion.Candidate, 0, len(all))
+		for _, st := range all {
+			out = append(out, completion.Candidate{Value: st.EntityID, Label: st.FriendlyName()})
 		}
-		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: values, Total: total, HasMore: total > len(values)}}, nil
+		return out, err
+	}
+	areas := func(ctx context.Context, _ map[string]string) ([]completion.Candidate, error) {
+		reg, err := registryOf(d.HA).get(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]completion.Candidate, 0, len(reg.areas))
+		for _, a := range reg.areas {
+			out = append(out, completion.Candidate{Value: a.ID, Label: a.Name})
+		}
+		return out, nil
+	}
+	domains := func(ctx context.Context, _ map[string]string) ([]completion.Candidate, error) {
+		all, err := states(ctx, d.HA)
+		out := make([]completion.Candidate, 0, 32)
+		for _, st := range all {
+			out = append(out, completion.Candidate{Value: st.Domain()})
+		}
+		return out, err
+	}
+	// A service is domain.service, or just the service when the domain is already chosen.
+	services := func(ctx context.Context, resolved map[string]string) ([]completion.Candidate, error) {
+		all, err := d.HA.Services(ctx)
+		var out []completion.Candidate
+		for _, dom := range all {
+			if only := resolved["domain"]; only != "" && only != dom.Domain {
+				continue
+			}
+			for name, desc := range dom.Services {
+				v := dom.Domain + "." + name
+				if resolved["domain"] != "" {
+					v = name
+				}
+				out = append(out, completion.Candidate{Value: v, Label: desc.Name})
+			}
+		}
+		return out, err
+	}
+	return map[string]completion.Source{
+		"entity_id": entities, "area": areas, "area_id": areas, "domain": domains, "service": services,
 	}
 }

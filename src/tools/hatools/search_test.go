@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/sim"
@@ -74,7 +75,7 @@ func connectDataEnv(t *testing.T, home *sim.Home, token func(*sim.Home) string, 
 	reg := toolkit.NewRegistry()
 	reg.Add(hatools.Tools(deps)...)
 	b := mcpserver.New(mcpserver.Options{Name: "hamcp-test", Version: "1", Registry: reg, Filter: toolkit.Filter{Toolsets: dataToolsets},
-		Env: &toolkit.Env{}, Extensions: []mcpserver.Extension{hatools.Resources(deps)}, Completion: hatools.Complete(deps),
+		Env: &toolkit.Env{}, Extensions: []mcpserver.Extension{hatools.Resources(deps)}, Completion: completion.Handler(hatools.Completions(deps)),
 		Subscribe: func(context.Context, *mcp.SubscribeRequest) error { return nil }, Unsubscribe: func(context.Context, *mcp.UnsubscribeRequest) error { return nil }})
 	return &dataEnv{home: home, ha: ha, srv: b.Server(false), deps: deps}
 }
