@@ -42,7 +42,7 @@ func (a *App) recorder() *dbtools.Opener {
 	o := &dbtools.Opener{Options: recorder.Options{Path: a.Config.RecorderDB, Candidates: []string{
 		filepath.Join(a.Config.FSBase, "homeassistant", "home-assistant_v2.db"),
 		filepath.Join(a.Config.FSBase, "config", "home-assistant_v2.db"),
-	}}}
+	}, MaxResultBytes: a.Config.MaxResponseKB << 10}} // a page of rows stops at the answer's cap while it is read
 	a.closers = append(a.closers, o.Close)
 	return o
 }

@@ -1,6 +1,7 @@
-// Package command runs shell commands for the command tool: in their own process group so a
-// timeout or cancellation kills everything they started, with captured and capped output, and
-// with an environment that does not hand hamcp's secrets to the command unless asked.
+// Package command runs shell commands for the command tool so that they really end: at the timeout,
+// on cancellation and on shutdown the whole process tree dies, including children that left the
+// process group with setsid, and a grandchild that keeps stdout open cannot hold the call. A command
+// sees only an allow-listed environment, never hamcp's secrets by default.
 package command
 
 import (
@@ -10,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,12 +24,38 @@ const (
 	DefaultTimeout   = 30 * time.Second
 	MaxTimeout       = 600 * time.Second
 	DefaultMaxOutput = 64 << 10 // per stream
-	killGrace        = 2 * time.Second
+	// killGrace is how long the tree has between SIGTERM and SIGKILL.
+	killGrace = 2 * time.Second
+	// waitDelay bounds how long Run waits, after the command ended or was told to stop, for its
+	// output pipes to close: past it they are closed under whatever still holds them.
+	waitDelay = killGrace + time.Second
 )
 
-// SecretEnv are variables a command does not inherit unless the caller asks for the Supervisor
-// token: with them a command could act as the add-on against the Supervisor and Home Assistant.
+// BaseEnv are the variables every command inherits from hamcp (when set). Everything else must be
+// listed by the user (the command_env option): an allow-list, so a secret nobody thought of stays out.
+var BaseEnv = []string{"PATH", "HOME", "LANG", "TZ", "TERM"}
+
+// SecretEnv are variables that are never inherited through an allow-list: with them a command could act
+// as the add-on against the Supervisor and Home Assistant. The Supervisor token reaches a command only
+// through Options.Set, after the user granted it.
 var SecretEnv = []string{"SUPERVISOR_TOKEN", "HASSIO_TOKEN", "HA_TOKEN", "HAMCP_HA_TOKEN", "HAMCP_SUPERVISOR_TOKEN"}
+
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// CheckEnvNames validates the names a user allows through to commands (the command_env option).
+func CheckEnvNames(names []string) error {
+	for _, n := range names {
+		switch {
+		case !envName.MatchString(n):
+			return fmt.Errorf("%q is not an environment variable name: use letters, digits and _ (e.g. MY_TOOL_HOME)", n)
+		case slices.Contains(SecretEnv, n):
+			return fmt.Errorf("%s cannot be passed to every command: it is hamcp's own credential; a command gets the Supervisor token only with supervisor_token=true after the user grants the supervisor_token permission", n)
+		}
+	}
+	return nil
+}
 
 // Options shape one run.
 type Options struct {
@@ -34,8 +63,11 @@ type Options struct {
 	Timeout   time.Duration // default 30 s, max 600 s
 	MaxOutput int           // bytes kept per stream (head and tail), default 64 KiB
 	Shell     string        // default /bin/sh
-	// KeepSupervisorToken passes SUPERVISOR_TOKEN through (for `ha` CLI commands that need it).
-	KeepSupervisorToken bool
+	// AllowEnv are more variable names inherited from hamcp's environment besides BaseEnv (the user's
+	// command_env option; checked with CheckEnvNames).
+	AllowEnv []string
+	// Set are variables given to the command explicitly, e.g. SUPERVISOR_TOKEN once the user granted it.
+	Set map[string]string
 	// Progress is called about every interval while the command runs.
 	Progress func(elapsed time.Duration, lastLine string)
 	Interval time.Duration // default 2 s
@@ -55,7 +87,8 @@ type Result struct {
 	DurationMS      int64         `json:"duration_ms"`
 }
 
-// Run runs cmdline with the shell and waits for it, its timeout, or ctx.
+// Run runs cmdline with the shell and waits for it, its timeout, or ctx. When it returns, nothing the
+// command started is left running.
 func Run(ctx context.Context, cmdline string, o Options) (Result, error) {
 	if strings.TrimSpace(cmdline) == "" {
 		return Result{}, errors.New("the command is empty")
@@ -70,6 +103,9 @@ func Run(ctx context.Context, cmdline string, o Options) (Result, error) {
 	if timeout > MaxTimeout {
 		return Result{}, fmt.Errorf("timeout %s is over the maximum %s", timeout, MaxTimeout)
 	}
+	if err := CheckEnvNames(o.AllowEnv); err != nil {
+		return Result{}, err
+	}
 	maxOut := o.MaxOutput
 	if maxOut <= 0 {
 		maxOut = DefaultMaxOutput
@@ -81,12 +117,16 @@ func Run(ctx context.Context, cmdline string, o Options) (Result, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.Command(shell, "-c", cmdline)
+	path, args, extraEnv := launcher(shell, cmdline)
+	cmd := exec.CommandContext(runCtx, path, args...)
 	cmd.Dir = o.Dir
-	cmd.Env = environment(o.KeepSupervisorToken)
+	cmd.Env = append(environment(os.Environ(), o.AllowEnv, o.Set), extraEnv...)
 	cmd.Stdin = nil
-	// Its own process group, so everything it spawns can be signalled together.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
+	// Stopping asks politely: the reaper (or the process group, where there is none) gets SIGTERM and
+	// has killGrace before everything is SIGKILLed.
+	cmd.Cancel = func() error { return terminate(cmd.Process.Pid) }
+	cmd.WaitDelay = waitDelay
 	stdout, stderr := newCapped(maxOut), newCapped(maxOut)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 
@@ -104,7 +144,6 @@ func Run(ctx context.Context, cmdline string, o Options) (Result, error) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	var waitErr error
-	var stopped bool
 loop:
 	for {
 		select {
@@ -114,27 +153,17 @@ loop:
 			if o.Progress != nil {
 				o.Progress(time.Since(start), stdout.lastLine())
 			}
-		case <-runCtx.Done():
-			stopped = true
-			killGroup(cmd.Process.Pid, syscall.SIGTERM)
-			select {
-			case waitErr = <-done:
-			case <-time.After(killGrace):
-				killGroup(cmd.Process.Pid, syscall.SIGKILL)
-				waitErr = <-done
-			}
-			break loop
 		}
 	}
-	// Anything the command left running in its group dies with it.
+	// Whatever is still in the group dies too (the backstop where the reaper could not run).
 	killGroup(cmd.Process.Pid, syscall.SIGKILL)
 
 	r := Result{Command: cmdline, Duration: time.Since(start)}
 	r.DurationMS = r.Duration.Milliseconds()
 	r.Stdout, r.StdoutTruncated = stdout.String()
 	r.Stderr, r.StderrTruncated = stderr.String()
-	r.ExitCode = cmd.ProcessState.ExitCode()
-	if stopped {
+	r.ExitCode = exitCode(cmd.ProcessState)
+	if runCtx.Err() != nil {
 		if errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			r.TimedOut = true
 		} else {
@@ -142,29 +171,56 @@ loop:
 		}
 	}
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) && runCtx.Err() == nil {
 		return r, waitErr
 	}
 	return r, nil
+}
+
+// exitCode is the shell's exit code, or 128+signal when a signal ended it (as a shell reports it).
+func exitCode(ps *os.ProcessState) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
 }
 
 func killGroup(pid int, sig syscall.Signal) {
 	_ = syscall.Kill(-pid, sig)
 }
 
-func environment(keepSupervisor bool) []string {
+// environment builds a command's variables from the allow-list only: BaseEnv, then allow (names the
+// user listed), then set. Secret names are never inherited, whatever the lists say.
+func environment(from, allow []string, set map[string]string) []string {
+	have := map[string]string{}
+	for _, kv := range from {
+		name, val, _ := strings.Cut(kv, "=")
+		have[name] = val
+	}
 	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		secret := false
-		for _, s := range SecretEnv {
-			if name == s && !(keepSupervisor && name == "SUPERVISOR_TOKEN") {
-				secret = true
-			}
+	seen := map[string]bool{}
+	for _, name := range append(slices.Clone(BaseEnv), allow...) {
+		val, ok := have[name]
+		if !ok || seen[name] || slices.Contains(SecretEnv, name) {
+			continue
 		}
-		if !secret {
-			env = append(env, kv)
-		}
+		seen[name] = true
+		env = append(env, name+"="+val)
+	}
+	if !seen["PATH"] {
+		env = append(env, "PATH="+defaultPath)
+	}
+	names := make([]string, 0, len(set))
+	for name := range set {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") })
+		env = append(env, name+"="+set[name])
 	}
 	return env
 }

@@ -100,16 +100,58 @@ func TestCancelAndProgress(t *testing.T) {
 	}
 }
 
-func TestSecretsNotInherited(t *testing.T) {
+// The environment is an allow-list: a variable nobody listed (here an unknown secret) never reaches the
+// command, and the Supervisor token only through Set. Not parallel: it sets hamcp's own environment.
+func TestEnvironmentIsAllowListed(t *testing.T) {
+	t.Setenv("SECRET_X", "1")
 	t.Setenv("SUPERVISOR_TOKEN", "sup-secret")
 	t.Setenv("HA_TOKEN", "ha-secret")
-	r, err := Run(context.Background(), "env", Options{})
-	if err != nil || strings.Contains(r.Stdout, "sup-secret") || strings.Contains(r.Stdout, "ha-secret") {
-		t.Fatalf("secrets leaked: %v", err)
+	t.Setenv("MY_TOOL_HOME", "/opt/tool")
+	t.Setenv("TZ", "Europe/Paris")
+	vars := func(o Options) map[string]string {
+		t.Helper()
+		r, err := Run(context.Background(), "env", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
+			k, v, _ := strings.Cut(l, "=")
+			out[k] = v
+		}
+		return out
 	}
-	r, _ = Run(context.Background(), "env", Options{KeepSupervisorToken: true})
-	if !strings.Contains(r.Stdout, "SUPERVISOR_TOKEN=sup-secret") || strings.Contains(r.Stdout, "ha-secret") {
-		t.Fatal("KeepSupervisorToken did not pass exactly the supervisor token")
+	env := vars(Options{})
+	for _, leaked := range []string{"SECRET_X", "SUPERVISOR_TOKEN", "HA_TOKEN", "MY_TOOL_HOME", "HAMCP_COMMAND_REAPER"} {
+		if _, ok := env[leaked]; ok {
+			t.Errorf("%s reached the command without being allowed", leaked)
+		}
+	}
+	if env["TZ"] != "Europe/Paris" || env["PATH"] == "" {
+		t.Errorf("base variables missing: %v", env)
+	}
+	env = vars(Options{AllowEnv: []string{"MY_TOOL_HOME"}, Set: map[string]string{"SUPERVISOR_TOKEN": "granted"}})
+	if env["MY_TOOL_HOME"] != "/opt/tool" || env["SUPERVISOR_TOKEN"] != "granted" || env["SECRET_X"] != "" || env["HA_TOKEN"] != "" {
+		t.Errorf("allowed and set variables wrong: %v", env)
+	}
+	if _, err := Run(context.Background(), "env", Options{AllowEnv: []string{"SUPERVISOR_TOKEN"}}); err == nil {
+		t.Error("SUPERVISOR_TOKEN accepted in the allow-list")
+	}
+}
+
+func TestCheckEnvNames(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		names []string
+		ok    bool
+	}{
+		{nil, true}, {[]string{"MY_VAR", "_X1"}, true},
+		{[]string{"1BAD"}, false}, {[]string{"A=B"}, false}, {[]string{""}, false},
+		{[]string{"SUPERVISOR_TOKEN"}, false}, {[]string{"HASSIO_TOKEN"}, false}, {[]string{"HA_TOKEN"}, false},
+	} {
+		if err := CheckEnvNames(c.names); (err == nil) != c.ok {
+			t.Errorf("CheckEnvNames(%q) = %v", c.names, err)
+		}
 	}
 }
 

@@ -143,7 +143,9 @@ func (f *FS) Restore(id, to string, overwrite bool) (TrashItem, error) {
 	}
 	syncDir(r.root, dir)
 	f.trash.remove(id)
-	return f.trash.public(m), nil
+	out := f.trash.public(m)
+	out.RestoredTo = res.Display
+	return out, nil
 }
 
 // clearTarget makes way for an entry at dst: refused when it exists and overwrite is not set; otherwise

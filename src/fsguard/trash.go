@@ -35,6 +35,9 @@ type TrashItem struct {
 	Mode      fs.FileMode `json:"mode"`
 	IsDir     bool        `json:"is_dir,omitempty"`
 	IsSymlink bool        `json:"is_symlink,omitempty"`
+	// RestoredTo is where Restore wrote it (alias form), which differs from Path when it was restored
+	// elsewhere; set only in Restore's answer.
+	RestoredTo string `json:"restored_to,omitempty"`
 }
 
 // itemMeta is the sidecar stored next to an item's data as meta.json.

@@ -351,3 +351,38 @@ func hostTree(t *testing.T, dir string) string {
 	must(t, err)
 	return b.String()
 }
+
+// Restore reports where it wrote: the target given (in canonical form), not where the item was deleted
+// from. It used to answer with the original path even when it had written somewhere else.
+func TestRestoreReportsWhereItWrote(t *testing.T) {
+	tr := newTree(t)
+	for _, c := range []struct {
+		name, deleted, to, want, host string
+	}{
+		{"to another root", "/config/a.txt", "/share/b.txt", "/share/b.txt", filepath.Join(tr.share, "b.txt")},
+		{"renamed in place", "/config/c.txt", "/config/d.txt", "/config/d.txt", filepath.Join(tr.config, "d.txt")},
+		{"original place", "/config/e.txt", "", "/config/e.txt", filepath.Join(tr.config, "e.txt")},
+		{"through the other alias", "/homeassistant/f.txt", "", "", filepath.Join(tr.config, "f.txt")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			must(t, os.WriteFile(filepath.Join(tr.config, filepath.Base(c.deleted)), []byte(c.name), 0o644))
+			item, err := tr.fs.Delete(c.deleted, false)
+			must(t, err)
+			restored, err := tr.fs.Restore(item.ID, c.to, false)
+			must(t, err)
+			want := c.want
+			if want == "" {
+				want = item.Path
+			}
+			if restored.RestoredTo != want || restored.Path != item.Path {
+				t.Fatalf("restored to %q (want %q), was at %q (want %q)", restored.RestoredTo, want, restored.Path, item.Path)
+			}
+			if got := readHost(t, c.host); got != c.name {
+				t.Fatalf("%s holds %q", c.host, got)
+			}
+			if st, err := tr.fs.Stat(restored.RestoredTo); err != nil || st.Size != int64(len(c.name)) {
+				t.Fatalf("the reported path %s does not hold the file: %v", restored.RestoredTo, err)
+			}
+		})
+	}
+}

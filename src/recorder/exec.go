@@ -52,7 +52,12 @@ func (db *DB) Exec(ctx context.Context, sqlText string, args []any) (*ExecResult
 	w := sql.OpenDB(connector{writeDriver, writeDSN(db.path, min(writeBusyTimeout, db.opts.WriteTimeout/2))})
 	defer w.Close()
 	w.SetMaxOpenConns(1)
-	n, err := execTx(ctx, w, sqlText, bound)
+	var n int64
+	conn, err := limitedConn(ctx, w)
+	if err == nil {
+		n, err = execTx(ctx, conn, sqlText, bound)
+		conn.Close()
+	}
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("%v; stopped after the %s write timeout: %w", err, db.opts.WriteTimeout, context.DeadlineExceeded)
@@ -62,7 +67,7 @@ func (db *DB) Exec(ctx context.Context, sqlText string, args []any) (*ExecResult
 	return &ExecResult{Kind: st.Kind, RowsAffected: n, Warnings: []string{CacheWarning}}, nil
 }
 
-func execTx(ctx context.Context, w *sql.DB, sqlText string, args []any) (int64, error) {
+func execTx(ctx context.Context, w *sql.Conn, sqlText string, args []any) (int64, error) {
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("begin (is Home Assistant holding the write lock?): %w", err)

@@ -38,6 +38,7 @@ type Options struct {
 	StatementTimeout time.Duration // per read call (all its statements), through the context; default 30s
 	MaxRows          int           // row cap per page; default 1000
 	WriteTimeout     time.Duration // per Exec, lock wait included; default 4s
+	MaxResultBytes   int           // bytes one page of rows may hold, counted while reading; default 2 MiB
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -62,6 +63,12 @@ func (o Options) withDefaults() (Options, error) {
 		return o, fmt.Errorf("recorder: max_rows: %d is out of range; use 1..%d (default %d)", o.MaxRows, maxMaxRows, DefaultMaxRows)
 	case o.MaxRows == 0:
 		o.MaxRows = DefaultMaxRows
+	}
+	switch {
+	case o.MaxResultBytes < 0:
+		return o, fmt.Errorf("recorder: max_result_bytes: %d is negative; use 0 for the default (%d)", o.MaxResultBytes, DefaultMaxResultBytes)
+	case o.MaxResultBytes == 0:
+		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	if o.Candidates == nil {
 		o.Candidates = DefaultCandidates

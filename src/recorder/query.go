@@ -78,7 +78,12 @@ func (db *DB) query(ctx context.Context, st Statement, sqlText string, args []an
 	}
 	ctx, cancel := context.WithTimeout(ctx, db.opts.StatementTimeout)
 	defer cancel()
-	rows, err := db.r.QueryContext(ctx, sqlText, bound...)
+	conn, err := limitedConn(ctx, db.r)
+	if err != nil {
+		return nil, db.runError(ctx, err)
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, sqlText, bound...)
 	if err != nil {
 		return nil, db.runError(ctx, err)
 	}
@@ -93,6 +98,7 @@ func (db *DB) query(ctx context.Context, st Statement, sqlText string, args []an
 	}
 	for skipped := 0; skipped < offset && rows.Next(); skipped++ {
 	}
+	spent := budget{max: db.opts.MaxResultBytes}
 	for rows.Next() {
 		if len(res.Rows) == limit {
 			res.Truncated, res.NextOffset = true, offset+limit
@@ -105,6 +111,10 @@ func (db *DB) query(ctx context.Context, st Statement, sqlText string, args []an
 		for i, v := range cells {
 			var cut bool
 			row[i], cut = jsonValue(v)
+			cells[i] = nil // the scanned value may be a large copy; keep only the cut one
+			if !spent.add(row[i]) {
+				return nil, spent.err()
+			}
 			if cut {
 				res.Warnings = append(res.Warnings, fmt.Sprintf("row %d column %s: value cut to %d bytes; select substr(%s, %d) for the rest",
 					offset+len(res.Rows), res.Columns[i], maxCellBytes, res.Columns[i], maxCellBytes+1))

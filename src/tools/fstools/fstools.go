@@ -275,7 +275,7 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 	restore := toolkit.Define(toolkit.Spec[restoreArgs, restoreResult]{
 		Name: "ha_restore_file", Toolset: SetFiles, Title: "Restore from trash", Category: toolkit.Filesystem,
 		Description: "Bring back a deleted or overwritten file from hamcp's trash. Without id it lists the versions kept for path (newest first; empty path lists the whole trash); " +
-			"with id it restores that version to where it was (or to path). A file now at the target is replaced only with overwrite=true and then itself kept in the trash. Needs the filesystem permission.",
+			"with id it restores that version to where it was (or to path); restored_to in the answer is where it is now. A file now at the target is replaced only with overwrite=true and then itself kept in the trash. Needs the filesystem permission.",
 		Destructive: true,
 		Summary:     func(a restoreArgs) string { return a.ID + " " + a.Path },
 		Handler: func(ctx context.Context, c *toolkit.Call, a restoreArgs) (restoreResult, error) {

@@ -97,9 +97,9 @@ type hacsResult struct {
 
 func addonTools(d Deps) []*toolkit.Tool {
 	addons := toolkit.Define(toolkit.Spec[manageAddonsArgs, addonsResult]{
-		Name: "ha_manage_addons", Toolset: SetAddons, Title: "Manage add-ons",
+		Name: "ha_manage_addons", Toolset: SetAddons, Title: "Manage add-ons", Conditional: addonGrant,
 		Description: "Supervisor add-ons: list (installed, or scope=store for installable ones; paged, search), info, install, start, and with confirm=true after asking the user: stop, restart, update, uninstall. " +
-			"Needs the Supervisor (Home Assistant OS or Supervised).",
+			"Every action but list and info needs the user's command permission (add-ons run code). Needs the Supervisor (Home Assistant OS or Supervised).",
 		Destructive: true,
 		Summary:     func(a manageAddonsArgs) string { return a.Action + " " + a.Slug },
 		Handler: func(ctx context.Context, c *toolkit.Call, a manageAddonsArgs) (addonsResult, error) {
@@ -146,9 +146,9 @@ func addonTools(d Deps) []*toolkit.Tool {
 	})
 
 	hacs := toolkit.Define(toolkit.Spec[manageHACSArgs, hacsResult]{
-		Name: "ha_manage_hacs", Toolset: SetAddons, Title: "Manage HACS repositories",
+		Name: "ha_manage_hacs", Toolset: SetAddons, Title: "Manage HACS repositories", Conditional: hacsGrant,
 		Description: "HACS (Home Assistant Community Store) custom integrations, cards and themes: list (paged; filter by category, installed, search), info, and with confirm=true after asking the user: download (install or update; third-party code) and remove. " +
-			"New integrations need ha_restart afterwards. Needs HACS installed.",
+			"download and remove need the user's command permission (HACS code runs inside Home Assistant). New integrations need ha_restart afterwards. Needs HACS installed.",
 		Destructive: true,
 		OpenWorld:   true,
 		Summary:     func(a manageHACSArgs) string { return a.Action + " " + a.Repository },

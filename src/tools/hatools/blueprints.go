@@ -87,9 +87,12 @@ func blueprintTools(d Deps) []*toolkit.Tool {
 	})
 
 	imp := toolkit.Define(toolkit.Spec[importBlueprintArgs, importedBlueprint]{
-		Name: "ha_import_blueprint", Toolset: SetAutomations, Title: "Import a blueprint",
+		// A blueprint's actions are invisible to the automation that uses it, so third-party ones (which may
+		// call shell_command.*, hassio.* …) come in only with the command grant.
+		Name: "ha_import_blueprint", Toolset: SetAutomations, Title: "Import a blueprint", Category: toolkit.Command,
 		Description: "Download a blueprint from a URL into Home Assistant (blueprint/import, then save). Returns where it was saved and its inputs; " +
-			"then create an automation with use_blueprint: {path, input} via ha_create_automation. Existing files are kept unless overwrite=true.",
+			"then create an automation with use_blueprint: {path, input} via ha_create_automation. Existing files are kept unless overwrite=true. " +
+			"Needs the user's command permission: a blueprint is third-party automation logic that can call any service.",
 		OpenWorld: true,
 		Summary:   func(a importBlueprintArgs) string { return a.URL },
 		Handler: func(ctx context.Context, c *toolkit.Call, a importBlueprintArgs) (importedBlueprint, error) {

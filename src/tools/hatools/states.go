@@ -225,10 +225,11 @@ func stateTools(d Deps) []*toolkit.Tool {
 	})
 
 	callService := toolkit.Define(toolkit.Spec[callServiceArgs, callServiceResult]{
-		Name: "ha_call_service", Toolset: SetStates, Title: "Call a service",
+		Name: "ha_call_service", Toolset: SetStates, Title: "Call a service", Conditional: serviceGrant,
 		Description: "Call a Home Assistant service (an action) to control devices: light.turn_on, climate.set_temperature, cover.open_cover, media_player.volume_set, script.turn_on, scene.turn_on… " +
 			"Target with entity_id (preferred), area_id, device_id or label_id; put other parameters in data. Returns the states that changed. " +
 			"Check the entity with ha_get_entity_details first when unsure what it supports. Sensitive services (unlock, disarm, restart, purge) need confirm=true: ask the user first. " +
+			"Services that run code or change the system (hassio.*, shell_command.*, python_script.*, homeassistant.restart, update.install, recorder.purge…) need the user's command permission. " +
 			"Do not use it to read state (use ha_get_states).",
 		Destructive: true,
 		Summary: func(a callServiceArgs) string {

@@ -39,6 +39,14 @@ func (w wsSupervisor) Do(ctx context.Context, method, path string, body any, out
 	if body != nil {
 		msg["data"] = body
 	}
+	// Core gives up on a Supervisor call after 10 s unless told otherwise ("timeout" in
+	// hassio's websocket_supervisor_api) and answers unknown_error while the Supervisor
+	// carries on: an add-on install or update, a backup or a stop waiting for a container
+	// all take longer. Actions wait as long as the Supervisor takes (the tool call's own
+	// deadline still bounds them); reads keep core's 10 s.
+	if method != http.MethodGet {
+		msg["timeout"] = nil
+	}
 	err := w.ha.Call(ctx, "supervisor/api", msg, out)
 	var api *homeassistant.APIError
 	if errors.As(err, &api) {

@@ -142,9 +142,9 @@ func systemTools(d Deps) []*toolkit.Tool {
 	})
 
 	restart := toolkit.Define(toolkit.Spec[restartArgs, restartResult]{
-		Name: "ha_restart", Toolset: SetConfig, Title: "Restart Home Assistant",
+		Name: "ha_restart", Toolset: SetConfig, Title: "Restart Home Assistant", Category: toolkit.Command,
 		Description: "Restart Home Assistant Core (through the Supervisor when available). Everything is unavailable for a minute or more and running automations stop. " +
-			"The configuration is checked first and an invalid one refuses the restart. Ask the user first and pass confirm=true. Prefer ha_reload_config when a reload is enough.",
+			"The configuration is checked first and an invalid one refuses the restart. Needs the user's command permission; ask the user first and pass confirm=true. Prefer ha_reload_config when a reload is enough.",
 		Destructive: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a restartArgs) (restartResult, error) {
 			if !a.Confirm {
@@ -334,10 +334,10 @@ const logFetchLines = 5000
 
 func logsTool(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[logsArgs, logsResult]{
-		Name: "ha_get_logs", Toolset: SetMonitoring, Title: "Home Assistant log",
+		Name: "ha_get_logs", Toolset: SetMonitoring, Title: "Home Assistant log", Category: toolkit.Filesystem,
 		Description: "Read Home Assistant's log (home-assistant.log), newest entries first, each with time, level, logger, message and the start of any traceback; repeats of a message are merged with a count. " +
 			"Narrow with level (e.g. warning = warnings and worse) and search (an integration, entity or error text). Paged with lines and offset/next_offset. " +
-			"Falls back to the Supervisor's copy when Home Assistant is down.",
+			"Falls back to the Supervisor's copy when Home Assistant is down. Needs the user's filesystem permission: logs can hold secrets.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a logsArgs) (logsResult, error) {
 			text, source, loc, err := readLog(ctx, d)
@@ -372,7 +372,7 @@ func logsTool(d Deps) *toolkit.Tool {
 			page := toolkit.Paginate(picked, toolkit.Page{Limit: a.Lines, Offset: a.Offset})
 			out := logsResult{Source: source, Total: page.Total, Count: page.Count, Offset: page.Offset, NextOffset: page.NextOffset, Entries: page.Items}
 			if source == "supervisor" {
-				out.Note = "Home Assistant did not serve its log, so this is the Supervisor's copy of its output"
+				out.Note = "from the Supervisor's journal: Home Assistant keeps no log file on HA OS and Supervised installs (or it is down)"
 			}
 			return out, nil
 		},
@@ -380,8 +380,24 @@ func logsTool(d Deps) *toolkit.Tool {
 }
 
 // readLog fetches the log text from Home Assistant, or from the Supervisor when Home Assistant
-// is down or does not serve /api/error_log (file logging off), with the zone its times are in.
+// is down or does not serve /api/error_log (HA OS and Supervised installs log to the journal
+// only), with the zone its times are in. Outside the add-on the Supervisor's journal is
+// reached through core (homeassistant.Client.Log).
 func readLog(ctx context.Context, d Deps) (text, source string, loc *time.Location, err error) {
+	if d.Supervisor == nil {
+		text, from, err := d.HA.Log(ctx, logFetchLines)
+		if err != nil {
+			return "", "", nil, haError(err, false, "")
+		}
+		loc = time.UTC
+		if cfg, cerr := d.HA.Config(ctx); cerr == nil {
+			loc = zoneOr(cfg.TimeZone)
+		}
+		if from == "supervisor" {
+			return text, "supervisor", loc, nil
+		}
+		return text, "home_assistant", loc, nil
+	}
 	text, err = d.HA.ErrorLog(ctx)
 	if err == nil {
 		loc = time.UTC
@@ -392,7 +408,7 @@ func readLog(ctx context.Context, d Deps) (text, source string, loc *time.Locati
 	}
 	var api *homeassistant.APIError
 	fallback := errors.Is(err, homeassistant.ErrUnavailable) || errors.As(err, &api) && api.Status == 404
-	if d.Supervisor == nil || !fallback {
+	if !fallback {
 		return "", "", nil, haError(err, false, "")
 	}
 	text, serr := d.Supervisor.Logs(ctx, "/core/logs", logFetchLines)

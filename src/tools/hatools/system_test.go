@@ -30,12 +30,17 @@ type admEnv struct {
 type admOpts struct {
 	noSupervisor bool // hamcp outside the add-on: no Supervisor client
 	userToken    bool // a non-admin user's token instead of the owner's
+	noGrants     bool // every category on ask and nobody to ask: the model alone (privileged_test.go)
+	supervised   bool // an HA OS / Supervised install: no log file, /api/error_log 404
+	// supervisorAPITimeout shortens core's default supervisor/api timeout (HA: 10 s).
+	supervisorAPITimeout time.Duration
+	viaProxy             bool // Home Assistant through the Supervisor's /core proxy, as inside the add-on
 }
 
 func admStart(t testing.TB, o admOpts) *admEnv {
 	t.Helper()
 	ctx := context.Background()
-	h, err := sim.Start(ctx, sim.Options{HistoryDays: -1, Seed: 11})
+	h, err := sim.Start(ctx, sim.Options{HistoryDays: -1, Seed: 11, Supervised: o.supervised, SupervisorAPITimeout: o.supervisorAPITimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +49,11 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 	if o.userToken {
 		token = h.UserToken()
 	}
-	ha, err := homeassistant.New(homeassistant.Config{BaseURL: h.URL(), Token: token})
+	base := h.URL()
+	if o.viaProxy {
+		base, token = h.SupervisorURL()+"/core", h.SupervisorToken()
+	}
+	ha, err := homeassistant.New(homeassistant.Config{BaseURL: base, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +78,11 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deps.Files.Close() })
-	pm, err := permission.New(permission.Options{Policies: map[permission.Category]permission.Policy{permission.Filesystem: permission.PolicyAllow}})
+	policies := map[permission.Category]permission.Policy{permission.Filesystem: permission.PolicyAllow, permission.Command: permission.PolicyAllow}
+	if o.noGrants {
+		policies = nil
+	}
+	pm, err := permission.New(permission.Options{Policies: policies})
 	if err != nil {
 		t.Fatal(err)
 	}

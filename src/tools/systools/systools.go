@@ -28,13 +28,19 @@ type Deps struct {
 	Files      *fsguard.FS
 	HA         *homeassistant.Client
 	Supervisor *supervisor.Client
+	// Stop ends every running command when it is done: hamcp is shutting down (nil = never).
+	Stop context.Context
+	// CommandEnv are the variable names the user lets commands inherit (the command_env option).
+	CommandEnv []string
+	// SupervisorToken is given to a command only after the user granted the supervisor_token category.
+	SupervisorToken string
 }
 
 type execArgs struct {
 	Command         string `json:"command" jsonschema:"shell command line, run with /bin/sh -c" validate:"required" example:"ha core check"`
 	Cwd             string `json:"cwd,omitempty" jsonschema:"working directory under an allowed root (default /config)"`
 	TimeoutSeconds  int    `json:"timeout_seconds,omitempty" jsonschema:"kill the command after this many seconds (default 30, max 600)" validate:"omitempty,min=1,max=600"`
-	SupervisorToken bool   `json:"supervisor_token,omitempty" jsonschema:"pass SUPERVISOR_TOKEN to the command (needed by the ha CLI); off by default"`
+	SupervisorToken bool   `json:"supervisor_token,omitempty" jsonschema:"pass SUPERVISOR_TOKEN to the command (needed by the ha CLI); needs the user's supervisor_token permission on top of command"`
 }
 
 type logsArgs struct {
@@ -59,9 +65,12 @@ type restartArgs struct {
 func Tools(d Deps) []*toolkit.Tool {
 	execute := toolkit.Define(toolkit.Spec[execArgs, command.Result]{
 		Name: "ha_execute_command", Toolset: SetSystem, Title: "Run a shell command", Category: toolkit.Command,
+		Conditional: &toolkit.Condition[execArgs]{Category: toolkit.SupervisorToken, When: "the argument supervisor_token is true",
+			Applies: func(a execArgs) bool { return a.SupervisorToken }},
 		Description: "Run a shell command on the Home Assistant host (inside the hamcp add-on container) and return its exit code, stdout and stderr (each capped at 64 KB with a truncation marker). " +
 			"Default timeout 30 s (max 600 s); the command and everything it started are killed at the timeout. Progress notifications are sent while it runs. " +
-			"Working directory under the allowed roots. Needs the user's command permission. Prefer the dedicated tools (files, config, services) when they can do the job; " +
+			"Working directory under the allowed roots. The environment holds only PATH, HOME, LANG, TZ, TERM and the variables the user allowed. " +
+			"Needs the user's command permission, and with supervisor_token=true also the supervisor_token permission. Prefer the dedicated tools (files, config, services) when they can do the job; " +
 			"never run destructive commands (rm -rf, formatting, reboot) without the user's explicit request.",
 		Destructive: true, OpenWorld: true,
 		Summary: func(a execArgs) string {
@@ -84,8 +93,21 @@ func Tools(d Deps) []*toolkit.Tool {
 			if timeout == 0 {
 				timeout = command.DefaultTimeout
 			}
+			var set map[string]string
+			if a.SupervisorToken { // the gate has checked the user's supervisor_token grant
+				if d.SupervisorToken == "" {
+					return command.Result{}, &toolkit.Error{Code: "not_supported", Field: "supervisor_token", Message: "there is no Supervisor token: hamcp is not running as a Home Assistant add-on"}
+				}
+				set = map[string]string{"SUPERVISOR_TOKEN": d.SupervisorToken}
+			}
+			if d.Stop != nil { // hamcp shutting down kills the command's tree instead of orphaning it
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithCancel(ctx)
+				defer cancel()
+				defer context.AfterFunc(d.Stop, cancel)()
+			}
 			res, err := command.Run(ctx, a.Command, command.Options{
-				Dir: dir, Timeout: timeout, KeepSupervisorToken: a.SupervisorToken,
+				Dir: dir, Timeout: timeout, AllowEnv: d.CommandEnv, Set: set,
 				Progress: func(elapsed time.Duration, last string) {
 					c.Progress(ctx, elapsed.Seconds(), timeout.Seconds(), last)
 				},
@@ -195,6 +217,18 @@ func readCoreLog(ctx context.Context, d Deps, source string) (string, string, er
 	}
 	data, info, err := d.Files.ReadFile("/config/home-assistant.log", 0, 8<<20)
 	if err != nil {
+		// HA OS and Supervised installs keep no log file: ask Home Assistant, which serves
+		// its file log or, through its hassio view, the Supervisor's journal.
+		if source != "file" && d.HA != nil {
+			text, from, herr := d.HA.Log(ctx, 5000)
+			switch {
+			case herr == nil && from == "supervisor":
+				return text, "supervisor /core/logs (through Home Assistant)", nil
+			case herr == nil:
+				return text, "Home Assistant /api/error_log", nil
+			}
+			err = errors.Join(err, herr)
+		}
 		return "", "", &toolkit.Error{Code: "not_found", Message: "no Home Assistant log found: " + err.Error(), Hint: "Home Assistant may log to the journal only; in the add-on the Supervisor source is used"}
 	}
 	if info.Size > int64(len(data)) {

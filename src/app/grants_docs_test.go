@@ -1,0 +1,68 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hamcp/hamcp/src/toolkit"
+	"github.com/hamcp/hamcp/src/tools/dbtools"
+	"github.com/hamcp/hamcp/src/tools/hatools"
+	"github.com/hamcp/hamcp/src/tools/systools"
+)
+
+const (
+	grantsBegin = "<!-- tool-grants:begin (generated from the tool declarations; UPDATE_DOCS=1 go test ./src/app -run TestDocsGrantTable) -->"
+	grantsEnd   = "<!-- tool-grants:end -->"
+)
+
+// grantTable renders DOCS.md's tool → grant table from what the tools declare: the same declarations the
+// permission gate enforces, so the documentation cannot promise a grant the code does not ask for.
+func grantTable() string {
+	var b strings.Builder
+	b.WriteString("| Tool | Grant needed |\n|---|---|\n")
+	open := 0
+	for _, t := range registry(hatools.Deps{}, nil, nil, nil, dbtools.Deps{}, systools.Deps{}).Select(toolkit.Filter{}) {
+		gs := t.Grants()
+		if len(gs) == 0 {
+			open++
+			continue
+		}
+		var parts []string
+		for _, g := range gs {
+			p := "`" + string(g.Category) + "`"
+			if g.When != "" {
+				p += " when " + g.When
+			}
+			parts = append(parts, p)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s |\n", t.Name(), strings.Join(parts, "; "))
+	}
+	fmt.Fprintf(&b, "\nThe other %d tools need no grant.\n", open)
+	return b.String()
+}
+
+func TestDocsGrantTable(t *testing.T) {
+	path := filepath.Join("..", "..", "DOCS.md")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	i, j := strings.Index(doc, grantsBegin), strings.Index(doc, grantsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("DOCS.md has no generated tool → grant table between %q and %q", grantsBegin, grantsEnd)
+	}
+	want := grantTable()
+	if got := doc[i+len(grantsBegin)+1 : j]; got != want {
+		if os.Getenv("UPDATE_DOCS") == "1" {
+			if err := os.WriteFile(path, []byte(doc[:i+len(grantsBegin)+1]+want+doc[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("DOCS.md's tool → grant table differs from the tools' declarations; run UPDATE_DOCS=1 go test ./src/app -run TestDocsGrantTable.\nwant:\n%s", want)
+	}
+}
