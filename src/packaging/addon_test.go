@@ -109,6 +109,8 @@ func TestAddonBinaryIsStatic(t *testing.T) {
 
 var servingLine = regexp.MustCompile(`hamcp serving.*mcp=http://([0-9.:]+)/mcp`)
 
+var panelLine = regexp.MustCompile(`hamcp panel listening" addr=([0-9.:]+)`)
+
 // TestAddonStartPath runs the add-on's start path with the real binary: `hamcp serve` as run.sh
 // starts it, SUPERVISOR_TOKEN in the environment, the options the Supervisor writes on install
 // (config.yaml's options block) in the data directory's options.json, and the simulated home's
@@ -144,6 +146,8 @@ func TestAddonStartPath(t *testing.T) {
 		"HAMCP_DATA_DIR=" + data,
 		"HAMCP_FS_BASE=" + home.Sandbox().Root,
 		"HAMCP_LISTEN=127.0.0.1:0",
+		// The panel's ingress listener (config.yaml's ingress_port in the container).
+		"HAMCP_INGRESS_LISTEN=127.0.0.1:0",
 		// Users' tokens are checked against HA itself, which the container reaches as homeassistant.
 		"HAMCP_HA_AUTH_URL=" + home.URL(),
 	}
@@ -226,6 +230,25 @@ func TestAddonStartPath(t *testing.T) {
 	}
 	if _, err := callTool(ctx, base+"/mcp", "not-a-token", "ha_get_states", map[string]any{}); err == nil {
 		t.Error("a call without a valid token was served")
+	}
+
+	// The panel listens for the ingress proxy and answers nobody else: in the add-on, not even
+	// loopback (a command the model runs in the container must not speak for the user).
+	var panelAddr string
+	for deadline := time.Now().Add(10 * time.Second); panelAddr == ""; time.Sleep(20 * time.Millisecond) {
+		if m := panelLine.FindStringSubmatch(log()); m != nil {
+			panelAddr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the panel's ingress listener never started:\n%s", log())
+		}
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+panelAddr+"/approvals", nil)
+	req.Header.Set("X-Remote-User-Id", "forged")
+	req.Header.Set("X-Forwarded-For", "172.30.32.2")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("the panel from loopback with forged ingress headers: %v %v, want 403", err, resp)
+	} else {
+		resp.Body.Close()
 	}
 
 	// SIGTERM (the Supervisor stopping the add-on) ends hamcp cleanly.

@@ -112,8 +112,16 @@ func TestConfigPrivileges(t *testing.T) {
 	if m.HostNetwork || m.HostPID || m.DockerAPI || m.FullAccess || len(m.Privileged) > 0 || m.KernelModules {
 		t.Error("the add-on asks for a host namespace, Docker, full access or a capability no tool needs")
 	}
-	if !m.Ingress || m.IngressPort != nil {
-		t.Errorf("ingress must be on and served by the /mcp listener on 8099 (ingress_port's default, so left out); ingress_port = %v", m.IngressPort)
+	// The panel has its own listener (ingress_listen), never the published MCP port: only the
+	// Supervisor's ingress proxy may reach it.
+	if !m.Ingress || m.IngressPort == nil || ":"+strconv.Itoa(*m.IngressPort) != optionDefault(t, "ingress_listen") {
+		t.Errorf("ingress must be on, with ingress_port the port of ingress_listen's default %q; ingress_port = %v",
+			optionDefault(t, "ingress_listen"), m.IngressPort)
+	}
+	if m.IngressPort != nil {
+		if _, published := m.Ports[strconv.Itoa(*m.IngressPort)+"/tcp"]; published {
+			t.Errorf("ingress_port %d must not be published in ports: the panel answers only the Supervisor", *m.IngressPort)
+		}
 	}
 	wantPorts := map[string]*int{"8099/tcp": ptr(8099), "2222/tcp": nil}
 	if !reflect.DeepEqual(m.Ports, wantPorts) {

@@ -21,6 +21,7 @@ import (
 var addonInternal = map[string]string{
 	"listen":           "fixed at :8099, the container port config.yaml maps; users change the host port instead",
 	"ssh_port":         "fixed at 2222, the container port config.yaml maps; users change the host port instead",
+	"ingress_listen":   "fixed at :8098, config.yaml's ingress_port, which the Supervisor's ingress proxy connects to",
 	"ha_url":           "standalone only: the add-on reaches Home Assistant through the Supervisor proxy",
 	"ha_token":         "standalone only: the add-on uses the Supervisor token",
 	"supervisor_url":   "set by the add-on's environment (http://supervisor)",
@@ -305,4 +306,16 @@ func loadOptions(t *testing.T, opts map[string]any) *config.Config {
 		t.Fatalf("loading options.json %s: %v", raw, err)
 	}
 	return c
+}
+
+// optionDefault is the default of one of hamcp's options.
+func optionDefault(t *testing.T, name string) string {
+	t.Helper()
+	for _, o := range config.Options() {
+		if o.Name == name {
+			return o.Default
+		}
+	}
+	t.Fatalf("hamcp has no option %q", name)
+	return ""
 }

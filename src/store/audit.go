@@ -50,6 +50,7 @@ type AuditEntry struct {
 // AuditQuery filters ListAudit. Empty fields do not filter; results are newest first.
 type AuditQuery struct {
 	SessionID string
+	Client    string
 	Tool      string
 	Category  string
 	Outcome   string
@@ -145,6 +146,9 @@ func auditWhere(q AuditQuery) (string, []any) {
 	}
 	if q.SessionID != "" {
 		add("session_id = ?", q.SessionID)
+	}
+	if q.Client != "" {
+		add("client = ?", q.Client)
 	}
 	if q.Tool != "" {
 		add("tool = ?", q.Tool)
