@@ -1,0 +1,86 @@
+package hubitat
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/hamcp/hamcp/src/internal/httpx"
+)
+
+// ErrUnavailable means the hub could not be reached: connection refused, a timeout, or the live
+// event link being down (a reboot), in which case calls fail at once instead of waiting.
+var ErrUnavailable = errors.New("hubitat hub is not reachable")
+
+// ErrUnauthorized means the hub refused the Maker API token or the Hub Security login.
+var ErrUnauthorized = errors.New("hubitat hub refused the credentials")
+
+// ErrDeviceNotFound is the answer for an unknown device and for one Maker API or hubitat_devices
+// does not authorise: the two are indistinguishable on purpose, as in the hub's own app.
+var ErrDeviceNotFound = errors.New("device not found")
+
+// ErrClosed is returned by calls made after Close.
+var ErrClosed = errors.New("hubitat client is closed")
+
+// ErrNoLogin is returned by admin calls when the hub wants a Hub Security login and none is set.
+var ErrNoLogin = errors.New("hubitat hub security is on: set hubitat_username and hubitat_password")
+
+// APIError is an error answer from the hub: its status and its message (JSON or text).
+type APIError struct {
+	Status  int
+	Path    string // the route, without host or query
+	Message string
+}
+
+func (e *APIError) Error() string {
+	return fmt.Sprintf("hubitat %s answered %d: %s", e.Path, e.Status, e.Message)
+}
+
+// Is maps statuses onto the sentinel errors.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrUnauthorized:
+		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
+	case ErrUnavailable:
+		return httpx.GatewayDown(e.Status)
+	}
+	return false
+}
+
+// scrubbed hides a secret in an error's text while keeping errors.Is/As working.
+type scrubbed struct {
+	err     error
+	secrets []string
+}
+
+func (s *scrubbed) Error() string { return redact(s.err.Error(), s.secrets...) }
+func (s *scrubbed) Unwrap() error { return s.err }
+
+func redact(text string, secrets ...string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			text = strings.ReplaceAll(text, sec, "[redacted]")
+		}
+	}
+	return text
+}
+
+// scrub wraps err so that neither the token nor the password can appear in its text, whatever
+// a lower layer (a url.Error quoting the request URL) put there.
+func (c *Client) scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	var s *scrubbed
+	if errors.As(err, &s) {
+		return err
+	}
+	return &scrubbed{err: err, secrets: []string{c.token, c.password}}
+}
+
+func unavailable(where string, cause error) error {
+	return fmt.Errorf("%w (%s): %w", ErrUnavailable, where, httpx.Cause(cause))
+}
+
+func clean(s string) string { return httpx.CleanLine(s, 200) }
