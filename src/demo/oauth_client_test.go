@@ -248,40 +248,55 @@ func nodeWithSDK(t *testing.T) (node, modules string) {
 
 // TestOAuthWithTypeScriptClient: the official TypeScript SDK's OAuth client (what Claude Desktop's
 // mcp-remote runs) registers, signs in, uses MCP, survives two refreshes with the same token at once,
-// and learns at once that a non-administrator's login was refused.
+// and learns at once that a non-administrator's login was refused. Every request carries claude.ai's
+// Origin (allowed by default: it used to get 403 before the 401 that starts OAuth), the connector
+// URL is tried with and without a trailing slash (/mcp/ used to sign in and then get 404), and an
+// unknown method inside the session is an MCP error (-32601), not a transport failure.
 func TestOAuthWithTypeScriptClient(t *testing.T) {
 	node, modules := nodeWithSDK(t)
-	e := startDemo(t, nil)
-	admin, guest := e.d.Info.Logins[0], e.d.Info.Logins[1]
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "testdata/oauth_client.cjs", e.url+"/mcp", admin.Username, admin.Password, guest.Username, guest.Password)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("oauth_client.cjs: %v\n%s\n%s", err, stderr.String(), out)
-	}
-	var got struct {
-		Iss                              string
-		AdminState                       bool
-		ToolsBefore, ToolsAfter          int
-		SameAccess, SameRefresh, Rotated bool
-		RefreshAfter                     bool
-		GuestStatus                      int
-		GuestError                       string
-		GuestState                       bool
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	switch {
-	case got.Iss != e.url || !got.AdminState || got.ToolsBefore == 0:
-		t.Fatalf("sign-in: %+v", got)
-	case !got.SameAccess || !got.SameRefresh || !got.Rotated || got.ToolsAfter != got.ToolsBefore || !got.RefreshAfter:
-		t.Fatalf("concurrent refresh: %+v", got)
-	case got.GuestStatus != http.StatusForbidden || got.GuestError != "access_denied" || !got.GuestState:
-		t.Fatalf("non-administrator: %+v", got)
+	for _, tt := range []struct{ path, origin string }{
+		{"/mcp", "https://claude.ai"},
+		{"/mcp/", "https://claude.com"},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			t.Parallel()
+			e := startDemo(t, nil)
+			admin, guest := e.d.Info.Logins[0], e.d.Info.Logins[1]
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, node, "testdata/oauth_client.cjs", e.url+tt.path, admin.Username, admin.Password, guest.Username, guest.Password)
+			cmd.Env = append(os.Environ(), "NODE_PATH="+modules, "MCP_ORIGIN="+tt.origin)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("oauth_client.cjs: %v\n%s\n%s", err, stderr.String(), out)
+			}
+			var got struct {
+				Iss                              string
+				AdminState                       bool
+				ToolsBefore, ToolsAfter          int
+				UnknownMethod                    any
+				ToolsAfterUnknown                int
+				SameAccess, SameRefresh, Rotated bool
+				RefreshAfter                     bool
+				GuestStatus                      int
+				GuestError                       string
+				GuestState                       bool
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			switch {
+			case got.Iss != e.url || !got.AdminState || got.ToolsBefore == 0:
+				t.Fatalf("sign-in: %+v", got)
+			case got.UnknownMethod != float64(-32601) || got.ToolsAfterUnknown != got.ToolsBefore:
+				t.Fatalf("unknown method in the session: %v (tools after: %d)", got.UnknownMethod, got.ToolsAfterUnknown)
+			case !got.SameAccess || !got.SameRefresh || !got.Rotated || got.ToolsAfter != got.ToolsBefore || !got.RefreshAfter:
+				t.Fatalf("concurrent refresh: %+v", got)
+			case got.GuestStatus != http.StatusForbidden || got.GuestError != "access_denied" || !got.GuestState:
+				t.Fatalf("non-administrator: %+v", got)
+			}
+		})
 	}
 }

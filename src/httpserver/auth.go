@@ -50,7 +50,8 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("Retry-After", "5")
 			return c.JSON(http.StatusServiceUnavailable, map[string]any{"error": "the token cannot be checked right now because Home Assistant is not reachable; try again shortly"})
 		case errors.Is(err, authn.ErrForbidden):
-			return c.JSON(http.StatusForbidden, map[string]any{"error": err.Error()})
+			writeRPCError(c.Response(), http.StatusForbidden, &rpcError{Code: codeUnauthorized, Message: err.Error()})
+			return nil
 		case err != nil:
 			return s.challenge(c, "invalid_token", "the access token is invalid, expired or revoked")
 		}
@@ -76,7 +77,10 @@ func (s *Server) challenge(c echo.Context, errCode, msg string) error {
 		parts = append(parts, fmt.Sprintf(`error="%s"`, errCode))
 	}
 	c.Response().Header().Set("WWW-Authenticate", strings.Join(parts, ", "))
-	return c.JSON(http.StatusUnauthorized, map[string]any{"error": msg})
+	// The body is a JSON-RPC error (MCP's -32001), so a client that reads only bodies still
+	// learns why; OAuth clients follow the header.
+	writeRPCError(c.Response(), http.StatusUnauthorized, &rpcError{Code: codeUnauthorized, Message: msg})
+	return nil
 }
 
 // ingressAddr is the Supervisor's address, the only peer that speaks for HA's ingress.

@@ -219,23 +219,38 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestStatefulSessionsAndLegacySSE(t *testing.T) {
 	base := startServer(t, Options{})
 	ctx := context.Background()
-	transports := map[string]mcp.Transport{
-		"streamable": &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{"good", http.DefaultTransport}}},
-		"legacy sse": &mcp.SSEClientTransport{Endpoint: base + "/sse", HTTPClient: &http.Client{Transport: bearer{"good", http.DefaultTransport}}},
+	client := &http.Client{Transport: bearer{"good", http.DefaultTransport}}
+	tests := []struct {
+		name      string
+		transport mcp.Transport
+		version   string // asked for; "" lets the go-sdk client probe server/discover first
+		want      string // negotiated
+	}{
+		{"streamable 2025-06-18", &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: client}, "2025-06-18", "2025-06-18"},
+		// hamcp declines server/discover, so a client preferring 2026-07-28 holds a session.
+		{"streamable, client prefers 2026-07-28", &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: client}, "", "2025-11-25"},
+		{"streamable trailing slash", &mcp.StreamableClientTransport{Endpoint: base + "/mcp/", HTTPClient: client}, "", "2025-11-25"},
+		{"legacy sse", &mcp.SSEClientTransport{Endpoint: base + "/sse", HTTPClient: client}, "", "2025-11-25"},
 	}
-	for name, tr := range transports {
-		t.Run(name, func(t *testing.T) {
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, nil)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tt.transport, &mcp.ClientSessionOptions{ProtocolVersion: tt.version})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t_ping", Arguments: map[string]any{"word": name}})
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t_ping", Arguments: map[string]any{"word": tt.name}})
 			if err != nil || res.IsError {
 				t.Fatalf("call: %v %+v", err, res)
 			}
-			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, name) {
+			if !strings.Contains(res.Content[0].(*mcp.TextContent).Text, tt.name) {
 				t.Errorf("unexpected answer %v", res.Content[0])
+			}
+			if got := cs.InitializeResult().ProtocolVersion; got != tt.want {
+				t.Errorf("negotiated %s, want %s", got, tt.want)
+			}
+			if _, ok := tt.transport.(*mcp.StreamableClientTransport); ok && cs.ID() == "" {
+				t.Error("no session")
 			}
 			if err := cs.Ping(ctx, nil); err != nil {
 				t.Errorf("ping: %v", err)

@@ -3,7 +3,7 @@ package httpserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -16,39 +16,128 @@ import (
 
 const sessionHeader = "Mcp-Session-Id"
 
-// mcp routes a request on /mcp. A POST that carries no session id and is not an initialize
-// request is the single-request form (curl, n8n): it is answered by a stateless handler with
-// plain JSON. Everything else belongs to a stateful session — including the 2026-07-28
-// stateless protocol (server/discover, _meta protocol version), which the stateful handler
-// declines so those clients fall back to an initialize handshake: sessions are what let hamcp
-// ask the user for permissions through elicitation.
+// mcp routes a request on /mcp (and /mcp/, which connectors sometimes keep from a pasted URL).
+// Every POST body is checked here first, so each protocol error is answered as a JSON-RPC error
+// object with the request's id, whatever the route:
+//   - with an Mcp-Session-Id: the stateful session it names (credential-bound; sessions.go);
+//   - initialize from a client that accepts event streams: a new stateful session — sessions
+//     are what let hamcp ask the user for permissions through elicitation;
+//   - MCP 2026-07-28 (an MCP-Protocol-Version header or _meta protocol version of that era): the
+//     go-sdk's stateless handler, the only one that speaks it; server/discover lists only the
+//     2025 versions for now (see below why);
+//   - anything else (curl, n8n, initialize from a JSON-only client, batches): the single-POST
+//     form, answered with plain JSON and no session.
 func (s *Server) mcp(c echo.Context) error {
 	r := c.Request()
-	if r.Method == http.MethodPost && !s.admitBody(c) {
-		return nil
-	}
-	if sid := r.Header.Get(sessionHeader); sid != "" {
+	w := c.Response()
+	sid := r.Header.Get(sessionHeader)
+	if r.Method != http.MethodPost {
+		if sid == "" {
+			serveRPC(s.stateful, w, r, nil)
+			return nil
+		}
 		return s.sessionRequest(c, sid, s.stateful)
 	}
-	if r.Method != http.MethodPost {
-		s.stateful.ServeHTTP(c.Response(), r)
+	if !s.admitBody(c) {
 		return nil
 	}
 	body, _ := io.ReadAll(r.Body) // admitBody left it in memory
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if isSingleRequest(r, body) {
-		// curl and n8n rarely send the Accept header the transport requires; the single
-		// form always answers JSON, so accept that on their behalf.
-		if !strings.Contains(r.Header.Get("Accept"), "application/json") || !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-			r.Header.Set("Accept", "application/json, text/event-stream")
-		}
-		if r.Header.Get("Content-Type") == "" {
-			r.Header.Set("Content-Type", "application/json")
-		}
-		s.single.ServeHTTP(c.Response(), r)
+	version := r.Header.Get("MCP-Protocol-Version")
+	msgs, errs, isBatch, fatal := parseBody(body)
+	if fatal != nil {
+		writeRPCError(w, fatal.status(version), fatal)
 		return nil
 	}
-	return s.newStatefulSession(c)
+	if sid != "" {
+		if !s.checkSession(c, sid) {
+			return nil
+		}
+		s.sessionPost(c, msgs, errs, isBatch)
+		return nil
+	}
+	first := msgs[0]
+	if !isBatch && errs[0] == nil && first.method == "server/discover" {
+		// server/discover goes to the stateful handler, which lists only the 2025 versions
+		// (the ones a session speaks), so a client of both eras (the go-sdk's, the Inspector's
+		// "auto") goes on with initialize and a session. hamcp asks the user for permissions
+		// through elicitation, which 2026-07-28 replaces with input_required results (MRTR);
+		// its tools cannot return those yet, so a stateless client could only be sent the
+		// approval link, and would share its grants with every other client of its token.
+		// Until tools answer input_required, a session serves such a client better. Clients
+		// that speak only 2026-07-28 are still served (below). Once they can, route
+		// server/discover to s.modern.
+		return s.newStatefulSession(c)
+	}
+	if !isBatch && errs[0] == nil && (version >= version20260728 || first.metaVersion != "") {
+		// The stateless handler answers 2026-07-28 requests itself (_meta and header checks,
+		// SEP-2575 statuses, resultType, cache hints). A tool that needs the user's permission
+		// cannot elicit here (the SDK refuses server-to-client requests in 2026-07-28 and wants
+		// an input_required result instead), so permissions fall back to the approval link and
+		// the grant scope of the bearer token, as for the single-POST form.
+		serveRPC(s.modern, w, r, first.id)
+		return nil
+	}
+	if !isBatch && errs[0] == nil && first.method == "initialize" && acceptsStream(r) {
+		return s.newStatefulSession(c)
+	}
+	s.singlePost(c, msgs, errs, isBatch, version)
+	return nil
+}
+
+// acceptsStream reports whether the client named text/event-stream in Accept: it can hold a
+// stateful session. A client that accepts only JSON (n8n's HTTP node, curl) is answered in the
+// single-POST form instead of being refused.
+func acceptsStream(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept") {
+		if strings.Contains(strings.ToLower(v), "text/event-stream") {
+			return true
+		}
+	}
+	return false
+}
+
+// checkSession answers a request addressed to session sid unless it comes with the session's
+// credential.
+func (s *Server) checkSession(c echo.Context, sid string) bool {
+	if e := s.sessions.check(sid, credential(tokenInfo(c.Request()))); e != nil {
+		writeRPCError(c.Response(), e.status, &rpcError{Code: codeInvalidRequest, Message: e.msg})
+		return false
+	}
+	return true
+}
+
+// sessionPost serves a POST to a live session. Batches are answered as the session's protocol
+// version allows (2025-03-26 only); a batch holding an invalid message is refused whole, since
+// the SDK answers a batch on one stream and cannot mix in hamcp's errors.
+func (s *Server) sessionPost(c echo.Context, msgs []rpcMsg, errs []*rpcError, isBatch bool) {
+	r, w := c.Request(), c.Response()
+	version := r.Header.Get("MCP-Protocol-Version")
+	if version == "" {
+		version = version20250326
+	}
+	if isBatch && version >= version20250618 {
+		writeRPCError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf(
+			"invalid request: JSON-RPC batches are not part of MCP %s (this session's version); send one message per POST", version)})
+		return
+	}
+	for i, e := range errs {
+		if e == nil {
+			continue
+		}
+		if isBatch {
+			writeRPCError(w, http.StatusBadRequest, &rpcError{Code: e.Code, Message: fmt.Sprintf("batch message %d: %s", i+1, e.Message)})
+			return
+		}
+		writeRPCError(w, e.status(version), e)
+		return
+	}
+	if !isBatch && msgs[0].kind == kindNotification && !msgs[0].known {
+		// JSON-RPC: a notification nobody handles is dropped, not answered.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	serveRPC(s.stateful, w, r, msgs[0].id)
 }
 
 type toolEntry struct {
@@ -103,26 +192,4 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		s.o.Logger.Error("request failed", "path", c.Path(), "err", err)
 	}
 	_ = c.JSON(code, map[string]any{"error": msg})
-}
-
-// isSingleRequest reports whether a session-less POST is the curl/n8n single-request form.
-func isSingleRequest(r *http.Request, body []byte) bool {
-	var probe struct {
-		Method string `json:"method"`
-		Params struct {
-			Meta map[string]any `json:"_meta"`
-		} `json:"params"`
-	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) == 0 || trimmed[0] != '{' || json.Unmarshal(trimmed, &probe) != nil {
-		return false
-	}
-	switch probe.Method {
-	case "", "initialize", "server/discover":
-		return false
-	}
-	if _, modern := probe.Params.Meta["io.modelcontextprotocol/protocolVersion"]; modern {
-		return false
-	}
-	return r.Header.Get("MCP-Protocol-Version") < "2026-07-28"
 }

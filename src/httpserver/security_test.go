@@ -112,15 +112,28 @@ func do(t *testing.T, method, url, token string, hdr map[string]string) *http.Re
 	return resp
 }
 
+// jsonError returns the message of a JSON error answer: a JSON-RPC error object (every
+// answer on /mcp) or {"error": "…"} (limits, other endpoints).
 func jsonError(t *testing.T, resp *http.Response) string {
 	t.Helper()
 	var m struct {
-		Error string `json:"error"`
+		Error json.RawMessage `json:"error"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || m.Error == "" {
+	if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || len(m.Error) == 0 {
 		t.Fatalf("answer %d is not a JSON error: %v", resp.StatusCode, err)
 	}
-	return m.Error
+	var rpc struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(m.Error, &rpc) == nil && rpc.Code != 0 && rpc.Message != "" {
+		return rpc.Message
+	}
+	var msg string
+	if json.Unmarshal(m.Error, &msg) != nil || msg == "" {
+		t.Fatalf("answer %d: error %s is neither a JSON-RPC error nor a message", resp.StatusCode, m.Error)
+	}
+	return msg
 }
 
 // TestSessionBoundToCredential reproduces the hijack: a read-only OAuth token (or a second HA
@@ -477,8 +490,20 @@ func TestConnectionCaps(t *testing.T) {
 		if !strings.HasPrefix(status, "200") {
 			t.Fatalf("new connection while the others idle: %s", status)
 		}
-		if closed, _ := closedWithin(idle[0], 3*time.Second); !closed {
-			t.Fatal("the oldest idle connection was not closed")
+		// The server marks a connection idle only after its handler returns, so the oldest one
+		// may still count as busy when the new one arrives: then the next idle one gives way.
+		closed := make(chan bool, len(idle))
+		for _, c := range idle {
+			go func() { ok, _ := closedWithin(c, 500*time.Millisecond); closed <- ok }() // evicted before the new one was answered
+		}
+		n := 0
+		for range idle {
+			if <-closed {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d idle connections were closed for the new one, want 1", n)
 		}
 	})
 	t.Run("behind a trusted proxy", func(t *testing.T) {

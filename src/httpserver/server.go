@@ -66,6 +66,7 @@ type Server struct {
 	e        *echo.Echo
 	stateful *mcp.StreamableHTTPHandler
 	single   *mcp.StreamableHTTPHandler
+	modern   *mcp.StreamableHTTPHandler
 	sse      *mcp.SSEHandler
 	limiter  *ipLimiter
 	sessions *sessionTable
@@ -106,6 +107,15 @@ func New(o Options) *Server {
 		Logger:              o.Logger,
 		MaxRequestBodyBytes: o.BodyLimit,
 	})
+	// MCP 2026-07-28 is only served by a stateless handler (go-sdk); unlike the single-POST
+	// form it may answer with an event stream, which carries progress and log notifications
+	// and subscriptions/listen.
+	s.modern = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		Logger:                       o.Logger,
+		MaxRequestBodyBytes:          o.BodyLimit,
+		PropagateRequestCancellation: true,
+	})
 	s.sse = mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.BodyLimit})
 
 	e := echo.New()
@@ -128,6 +138,7 @@ func New(o Options) *Server {
 	authed := e.Group("", s.authenticate)
 	authed.GET("/mcp/tools", s.toolList)
 	authed.Any("/mcp", s.mcp)
+	authed.Any("/mcp/", s.mcp) // a connector URL pasted with a trailing slash
 	authed.Any("/sse", s.legacySSE)
 	authed.Any("/messages", s.legacySSE)
 	for _, m := range o.Mount {

@@ -184,10 +184,10 @@ func (t *sessionTable) count() int {
 // sessionRequest serves a request addressed to an existing session after checking that it
 // comes with the session's credential.
 func (s *Server) sessionRequest(c echo.Context, sid string, h http.Handler) error {
-	if e := s.sessions.check(sid, credential(tokenInfo(c.Request()))); e != nil {
-		return c.JSON(e.status, map[string]any{"error": e.msg})
+	if !s.checkSession(c, sid) {
+		return nil
 	}
-	h.ServeHTTP(c.Response(), c.Request())
+	serveRPC(h, c.Response(), c.Request(), nil)
 	if c.Request().Method == http.MethodDelete && c.Response().Status == http.StatusNoContent {
 		// Give the slot back now rather than when the SDK's close reaches the end hook, so a
 		// client that ends a session at the cap can start its next one straight away.
@@ -207,7 +207,7 @@ func (s *Server) newStatefulSession(c echo.Context) error {
 	}
 	resp := c.Response()
 	resp.Before(func() { sl.bind(resp.Header().Get(sessionHeader)) })
-	s.stateful.ServeHTTP(resp, c.Request())
+	serveRPC(s.stateful, resp, c.Request(), nil)
 	sl.done(func(sid string) bool { return s.o.Builder.Live("mcp:" + sid) })
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -87,6 +88,7 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 		CompletionHandler:  b.o.Completion,
 		SubscribeHandler:   b.o.Subscribe,
 		UnsubscribeHandler: b.o.Unsubscribe,
+		SetCacheable:       cacheHints,
 		Capabilities: &mcp.ServerCapabilities{
 			Logging: &mcp.LoggingCapabilities{},
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
@@ -102,6 +104,23 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 	}
 	b.servers[readOnly] = s
 	return s
+}
+
+// ListTTL is how long a client may cache discovery and list results (MCP 2026-07-28 ttlMs). What
+// a server lists is fixed for the life of the process; a restart with another configuration is
+// the only change, and five minutes is soon enough for that.
+const ListTTL = 5 * time.Minute
+
+// cacheHints sets the cache-control fields of discovery, list and read results. Every one is
+// private: what a client sees depends on its credential (read-only tokens see fewer tools), and a
+// shared cache must not hand one user's answer to another. resources/read is the live state of
+// the home and is never fresh.
+func cacheHints(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	c.CacheScope = "private"
+	c.TTLMs = int(ListTTL / time.Millisecond)
+	if _, ok := req.(*mcp.ReadResourceRequest); ok {
+		c.TTLMs = 0
+	}
 }
 
 // RequestKey is the grant scope of a tool call: the connection's key (stdio, SSH, legacy SSE)

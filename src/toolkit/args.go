@@ -126,7 +126,9 @@ func decodeArgs(args map[string]any, dst any, schema *jsonschema.Schema) error {
 	if err := dec.Decode(dst); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			field := te.Field
+			// te.Field is the Go path, embedded structs included ("Page.limit"): name the
+			// argument as the model sent it.
+			field := jsonPath(strings.Split(te.Field, "."))
 			if field == "" {
 				field = "arguments"
 			}
@@ -180,15 +182,20 @@ func isZero(v any) bool {
 // snake_case, so capitalised segments are Go type names.
 func fieldPath(ns string) string {
 	parts := strings.Split(ns, ".")
-	out := parts[:0]
-	for i, p := range parts {
-		if i == 0 || (p != "" && p[0] >= 'A' && p[0] <= 'Z') {
+	if p := jsonPath(parts[1:]); p != "" {
+		return p
+	}
+	return ns
+}
+
+// jsonPath joins the JSON segments of a Go field path, dropping embedded struct names.
+func jsonPath(parts []string) string {
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p == "" || (p[0] >= 'A' && p[0] <= 'Z') {
 			continue
 		}
 		out = append(out, p)
-	}
-	if len(out) == 0 {
-		return ns
 	}
 	return strings.Join(out, ".")
 }

@@ -3,14 +3,26 @@
 // consent page (played by a small cookie-keeping browser below), the code exchange, MCP calls,
 // then two refreshes with the same refresh token at once. Then a non-administrator's login, which
 // must come back to the client with error=access_denied.
-// Usage: node oauth_client.cjs MCP_URL ADMIN_USER ADMIN_PASSWORD GUEST_USER GUEST_PASSWORD
-// (NODE_PATH must reach @modelcontextprotocol/sdk). Prints one JSON object.
+// Every request to hamcp carries Origin: $MCP_ORIGIN when set (claude.ai's web app sends its own).
+// Inside the session it also calls a method hamcp does not have: that must be an MCP error, not a
+// transport failure. Usage: node oauth_client.cjs MCP_URL ADMIN_USER ADMIN_PASSWORD GUEST_USER
+// GUEST_PASSWORD (NODE_PATH must reach @modelcontextprotocol/sdk). Prints one JSON object.
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { UnauthorizedError, refreshAuthorization, discoverAuthorizationServerMetadata } = require('@modelcontextprotocol/sdk/client/auth.js');
+const { McpError, ResultSchema } = require('@modelcontextprotocol/sdk/types.js');
 
 const [mcpURL, adminUser, adminPass, guestUser, guestPass] = process.argv.slice(2);
 const redirectURL = 'http://127.0.0.1:33418/callback';
+const origin = process.env.MCP_ORIGIN || '';
+
+// claudeFetch is the client's fetch: the browser of claude.ai adds its Origin to every request.
+function claudeFetch(url, init = {}) {
+  const headers = new Headers(init.headers || {});
+  if (origin) headers.set('Origin', origin);
+  return fetch(url, { ...init, headers });
+}
+const transportFor = (provider) => new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: provider, fetch: claudeFetch });
 
 // browse follows redirects with its own cookies until the browser would leave for the client's
 // redirect URI (returned as {back}) or a page is shown (returned as {page, status}).
@@ -95,7 +107,7 @@ let mcpBase;
   const p = new Provider();
   p.user = adminUser; p.pass = adminPass;
   let client = new Client({ name: 'claude-ts', version: '1.0.0' });
-  let transport = new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p });
+  let transport = transportFor(p);
   try {
     await client.connect(transport);
     throw new Error('connected without signing in');
@@ -108,20 +120,27 @@ let mcpBase;
   out.iss = p.result.back.searchParams.get('iss');
   await transport.finishAuth(code);
   client = new Client({ name: 'claude-ts', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p }));
+  await client.connect(transportFor(p));
   out.toolsBefore = (await client.listTools()).tools.length;
+  try {
+    await client.request({ method: 'tools/frobnicate', params: {} }, ResultSchema);
+    out.unknownMethod = 'answered';
+  } catch (e) {
+    out.unknownMethod = e instanceof McpError ? e.code : 'transport error: ' + e.message;
+  }
+  out.toolsAfterUnknown = (await client.listTools()).tools.length;
   await client.close();
 
   // 2. Two refreshes with the same refresh token at once.
   const metadata = await discoverAuthorizationServerMetadata(mcpBase);
   const args = { metadata, clientInformation: p.info, refreshToken: p.toks.refresh_token, resource: new URL(mcpURL) };
-  const [a, b] = await Promise.all([refreshAuthorization(mcpBase, args), refreshAuthorization(mcpBase, args)]);
+  const [a, b] = await Promise.all([refreshAuthorization(mcpBase, { ...args, fetchFn: claudeFetch }), refreshAuthorization(mcpBase, { ...args, fetchFn: claudeFetch })]);
   out.sameAccess = a.access_token === b.access_token;
   out.sameRefresh = a.refresh_token === b.refresh_token;
   out.rotated = a.refresh_token !== p.toks.refresh_token;
   p.saveTokens(a);
   client = new Client({ name: 'claude-ts', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: p }));
+  await client.connect(transportFor(p));
   out.toolsAfter = (await client.listTools()).tools.length;
   await client.close();
   const again = await refreshAuthorization(mcpBase, { ...args, refreshToken: a.refresh_token });
@@ -131,7 +150,7 @@ let mcpBase;
   const g = new Provider();
   g.user = guestUser; g.pass = guestPass;
   try {
-    await new Client({ name: 'claude-ts', version: '1.0.0' }).connect(new StreamableHTTPClientTransport(new URL(mcpURL), { authProvider: g }));
+    await new Client({ name: 'claude-ts', version: '1.0.0' }).connect(transportFor(g));
   } catch (e) {
     if (!(e instanceof UnauthorizedError)) throw e;
   }
