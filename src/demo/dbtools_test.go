@@ -8,7 +8,12 @@ import (
 )
 
 func TestDatabaseTools(t *testing.T) {
-	e := startDemo(t, func(c *config.Config) { c.PermissionDatabase = "allow" })
+	// The user trusts the assistant's confirm=true for deletes (confirm_trusted), so the purge below
+	// needs no answer from them; with the default options it would (src/tools/hatools/confirm_test.go).
+	e := startDemo(t, func(c *config.Config) {
+		c.PermissionDatabase = "allow"
+		c.ConfirmTrusted = []string{"delete", "change"}
+	})
 	cs := e.client(t, nil)
 
 	var info struct {

@@ -95,6 +95,7 @@ type Manager struct {
 	sessions map[string]*session
 	requests map[string]*pendingReq // by request id
 	byLink   map[[32]byte]*pendingReq
+	actions  actionBook // confirmations of single calls (confirm.go)
 	sweepAt  int
 
 	bg     background
@@ -317,7 +318,7 @@ func (m *Manager) elicit(ctx context.Context, r Request, s *session, ch chan str
 	switch {
 	case err != nil:
 		m.mu.Unlock()
-		return false, err
+		return askedOnRetry(err), err // asked on retry: final, nothing decided (mrtr.go)
 	case accepted:
 		m.grantLocked(r.SessionKey, s, r.Category, ViaElicitation, now)
 		m.mu.Unlock()
@@ -352,13 +353,8 @@ func (m *Manager) viaPage(ctx context.Context, r Request, p *pendingReq, ask boo
 			return nil, false
 		}
 	}
-	wait := time.NewTimer(p.ExpiresAt.Sub(m.clock()))
-	defer wait.Stop()
-	select {
-	case <-p.done:
-	case <-wait.C:
-	case <-ctx.Done():
-		return ctx.Err(), true
+	if err := m.waitAction(ctx, p); err != nil {
+		return err, true
 	}
 	if ask && r.URLDone != nil {
 		r.URLDone(context.WithoutCancel(ctx), p.ID)

@@ -57,6 +57,10 @@ func (p Pending) Message() string {
 		where = fmt.Sprintf("Approve or deny it on [hamcp's approval page](%s) (you log in to Home Assistant there as an "+
 			"administrator) or in the hamcp panel.", p.Link)
 	}
+	if p.Category == ConfirmKind {
+		return fmt.Sprintf("%s (%s) asks you to confirm: %s\n\n%s The request expires at %s UTC. If you did not ask for it, deny it.",
+			who, p.Session, p.Warning, where, p.ExpiresAt.UTC().Format("15:04"))
+	}
 	return fmt.Sprintf("%s (%s) asks for the **%s** permission to run %s.\n\n%s\n\n%s "+
 		"The request expires at %s UTC. If you did not expect it, deny it.",
 		who, p.Session, p.Category, describeCall(p.Tool, p.ArgsSummary), p.Warning, where, p.ExpiresAt.UTC().Format("15:04"))
@@ -114,6 +118,7 @@ type pendingReq struct {
 	linkHash [32]byte
 	done     chan struct{} // closed when the request is answered, expires or its session ends
 	urlAsked bool          // a call is showing the page in its client (URL elicitation), under Manager.mu
+	action   *string       // the call key of a confirmation request (confirm.go); nil for a permission request
 }
 
 func (m *Manager) newPendingLocked(r Request, s *session, now time.Time) (*pendingReq, error) {
@@ -324,6 +329,9 @@ func (m *Manager) answer(requestID string, approve bool, by Approver) error {
 	if p == nil {
 		m.mu.Unlock()
 		return ErrUnknownRequest
+	}
+	if p.action != nil {
+		return m.answerActionLocked(p, approve, by, now)
 	}
 	s := m.sessions[p.SessionKey]
 	if s == nil {

@@ -98,6 +98,7 @@ func (m *Manager) EndSession(sessionKey string) {
 			stale = append(stale, p.Pending)
 		}
 	}
+	stale = append(stale, m.dropActionsLocked(sessionKey)...)
 	if isTokenKey(sessionKey) {
 		m.enqueue(grantOp{del: true, all: true, rec: store.GrantRecord{Key: sessionKey}})
 	}

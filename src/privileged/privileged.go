@@ -5,6 +5,8 @@ package privileged
 
 import (
 	"strings"
+
+	"github.com/hamcp/hamcp/src/sensitive"
 )
 
 // Why each rule is there; shown in DOCS.md and in the permission prompt's argument summary.
@@ -63,7 +65,7 @@ func Service(domain, service string) (Rule, bool) {
 // Name returns the rule that a "domain.service" string falls under. A name Home Assistant will render
 // as a template (it contains {{ or {%) is treated as privileged: what it becomes is unknown until it runs.
 func Name(name string) (Rule, bool) {
-	if strings.Contains(name, "{{") || strings.Contains(name, "{%") {
+	if sensitive.IsTemplate(name) {
 		return Rule{Domain: name, Service: "*", Why: "is a template, so the service it calls is unknown until it runs"}, true
 	}
 	domain, service, ok := strings.Cut(name, ".")
@@ -74,30 +76,15 @@ func Name(name string) (Rule, bool) {
 }
 
 // InConfig walks an automation or script configuration (decoded JSON or YAML) and returns the
-// privileged services its actions call, under the keys Home Assistant reads them from ("service" and
-// its newer name "action"), at any depth (choose, if/then, sequence, parallel, repeat).
+// privileged services its actions call, found as package sensitive finds every action (under
+// "action", "service" or "service_template", at any depth: choose, if/then, sequence, parallel, repeat).
 func InConfig(v any) []string {
 	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, val := range x {
-				if s, ok := val.(string); ok && (k == "service" || k == "action") {
-					if _, bad := Name(s); bad {
-						out = append(out, s)
-					}
-					continue
-				}
-				walk(val)
-			}
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
+	for _, c := range sensitive.Calls(v) {
+		if _, bad := Name(c.Service); bad {
+			out = append(out, c.Service)
 		}
 	}
-	walk(v)
 	return out
 }
 

@@ -36,12 +36,13 @@ func TestInConfig(t *testing.T) {
 		  {"choose":[{"conditions":[],"sequence":[{"service":"shell_command.wipe"}]}],
 		   "default":[{"if":[],"then":[{"parallel":[{"action":"hassio.addon_stdin","data":{"addon":"a","input":"x"}}]}]}]},
 		  {"repeat":{"count":2,"sequence":[{"action":"{{ svc }}"}]}},
+		  {"service_template":"python_script.run"},
 		  {"action":"notify.mobile_app","data":{"actions":[{"action":"URI","title":"open"}]}}]}`), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	got := InConfig(cfg)
 	slices.Sort(got)
-	if want := []string{"hassio.addon_stdin", "shell_command.wipe", "{{ svc }}"}; !slices.Equal(got, want) {
+	if want := []string{"hassio.addon_stdin", "python_script.run", "shell_command.wipe", "{{ svc }}"}; !slices.Equal(got, want) {
 		t.Errorf("InConfig = %q, want %q", got, want)
 	}
 	if got := InConfig(map[string]any{"actions": []any{map[string]any{"action": "light.turn_on"}}}); len(got) != 0 {

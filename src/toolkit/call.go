@@ -16,9 +16,12 @@ type Call struct {
 	Category   Category
 	SessionKey string
 	Client     string // client name and version from initialize, for the audit log
+	// Confirmed says how the user confirmed this call (ConfirmedBy…), "" when it needed no confirmation.
+	Confirmed string
 
 	env *Env
 	req *mcp.CallToolRequest
+	rt  *round // MCP 2026-07-28: the input_required exchange this call belongs to (mrtr.go)
 }
 
 func newCall(env *Env, t *Tool, req *mcp.CallToolRequest) *Call {
@@ -84,9 +87,12 @@ func (c *Call) CanElicit() bool {
 }
 
 // CanOpenURL reports whether the client can show its user a page (MCP URL-mode elicitation).
+// Never on 2026-07-28: the page would have to go out in an input_required result and the
+// permission manager waits for the page's answer within the call; such clients get the
+// approval link in the refusal instead.
 func (c *Call) CanOpenURL() bool {
 	e := c.elicitation()
-	return e != nil && e.URL != nil
+	return e != nil && e.URL != nil && !c.modern()
 }
 
 func (c *Call) elicitation() *mcp.ElicitationCapabilities {
@@ -125,6 +131,9 @@ func (c *Call) URLDone(ctx context.Context, id string) {
 func (c *Call) Confirm(ctx context.Context, message, checkbox string) (bool, error) {
 	if !c.CanElicit() {
 		return false, fmt.Errorf("the client cannot ask the user")
+	}
+	if c.rt != nil {
+		return c.askOnRetry(message, checkbox)
 	}
 	res, err := c.req.Session.Elicit(ctx, &mcp.ElicitParams{
 		Message: message,

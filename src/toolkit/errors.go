@@ -68,16 +68,6 @@ func Backend(backend string, cause error, changed bool, next string) *Error {
 	return &Error{Code: "backend_error", Message: backend + " returned an error: " + cause.Error(), Hint: next, Changed: &changed}
 }
 
-// Confirmation is the error for a destructive call made without confirm=true.
-func Confirmation(action string) *Error {
-	return &Error{
-		Code:    "confirmation_required",
-		Field:   "confirm",
-		Message: "this call would " + action + " and needs confirm=true",
-		Hint:    "ask the user first, then repeat the call with \"confirm\": true",
-	}
-}
-
 // AsError converts any error into a tool Error, keeping one that already is.
 func AsError(err error) *Error {
 	var te *Error

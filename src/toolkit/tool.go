@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -38,6 +39,9 @@ type Spec[In, Out any] struct {
 	Category Category
 	// Conditional is a permission only some calls need, decided from their arguments (grants.go).
 	Conditional *Condition[In]
+	// Confirm is a confirmation some calls need from the user (confirm.go). It adds the `confirm`
+	// argument to the schema; the handler never sees it.
+	Confirm *Confirm[In]
 
 	ReadOnly    bool // changes nothing anywhere
 	Destructive bool // may destroy or overwrite something (only meaningful when not ReadOnly)
@@ -57,6 +61,7 @@ type Tool struct {
 	toolset  string
 	category Category
 	grants   []Grant // every category a call may need, for listings and DOCS.md
+	confirm  string  // when calls need the user's confirmation, for DOCS.md ("" = never)
 	readOnly bool
 	invoke   func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
 }
@@ -70,6 +75,16 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 	schema, err := schemaFor[In]()
 	if err != nil {
 		panic(fmt.Sprintf("toolkit: tool %s: input schema: %v", s.Name, err))
+	}
+	if s.Confirm != nil {
+		if s.Confirm.When == "" || s.Confirm.Check == nil {
+			panic(fmt.Sprintf("toolkit: tool %s: a Confirm needs a When for the documentation and a Check", s.Name))
+		}
+		if _, dup := schema.Properties[confirmArg]; dup {
+			panic(fmt.Sprintf("toolkit: tool %s declares Confirm and its own confirm argument: drop the field", s.Name))
+		}
+		schema.Properties = maps.Clone(schema.Properties) // never write into a schema another tool may share
+		schema.Properties[confirmArg] = confirmProperty()
 	}
 	destructive := s.Destructive && !s.ReadOnly
 	openWorld := s.OpenWorld
@@ -88,8 +103,19 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 	}
 	t := &Tool{def: def, schema: schema, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly,
 		grants: grantsOf(s.Category, s.Conditional)}
+	if s.Confirm != nil {
+		t.confirm = s.Confirm.When
+	}
 	t.invoke = func(ctx context.Context, c *Call, args map[string]any) (any, string, error) {
 		var in In
+		said, key := false, ""
+		if s.Confirm != nil {
+			var err error
+			if said, err = takeConfirm(args); err != nil {
+				return nil, "", err
+			}
+			key = callKey(s.Name, args)
+		}
 		if err := decodeArgs(args, &in, schema); err != nil {
 			return nil, "", err
 		}
@@ -103,6 +129,17 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 				return nil, summary, err
 			}
 		}
+		if s.Confirm != nil {
+			ask, err := s.Confirm.Check(ctx, c, in)
+			if err != nil {
+				return nil, summary, err
+			}
+			if len(ask.Classes) > 0 {
+				if err := c.confirm(ctx, ask, said, summary, key); err != nil {
+					return nil, summary, err
+				}
+			}
+		}
 		out, err := s.Handler(ctx, c, in)
 		return out, summary, err
 	}
@@ -114,6 +151,9 @@ func (t *Tool) Name() string { return t.def.Name }
 
 // Toolset is the toolset the tool belongs to.
 func (t *Tool) Toolset() string { return t.toolset }
+
+// ConfirmWhen says which calls need the user's confirmation ("" = none), for DOCS.md.
+func (t *Tool) ConfirmWhen() string { return t.confirm }
 
 // Category is the tool's permission category ("" for none).
 func (t *Tool) Category() Category { return t.category }
@@ -139,6 +179,9 @@ type Env struct {
 	MaxResponseBytes int
 	// SessionKey names the grant scope of a request: the MCP session id, or for sessionless HTTP the token's grant key.
 	SessionKey func(req *mcp.CallToolRequest) string
+	// ConfirmTrusted are the confirmation classes (package sensitive) for which the model's confirm=true
+	// is enough (the confirm_trusted option). Any other class needs the user's own answer.
+	ConfirmTrusted []string
 }
 
 // DefaultMaxResponseBytes keeps one result well inside a model's working context.
@@ -158,10 +201,21 @@ func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp
 	start := time.Now()
 	c := newCall(env, t, req)
 	args, err := rawArgs(req)
+	if err == nil {
+		err = c.beginRound(args) // before invoke consumes args: the requestState is bound to them
+	}
 	var out any
 	var summary string
 	if err == nil {
 		out, summary, err = t.invoke(ctx, c, args)
+	}
+	if ask := c.inputRequired(); ask != nil {
+		// Nothing ran and nothing was decided: the client asks its user and retries (mrtr.go).
+		if env.Logger != nil {
+			env.Logger.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", t.def.Name),
+				slog.String("session", c.SessionKey), slog.String("outcome", "input_required"))
+		}
+		return ask
 	}
 	res, terr := env.shape(t, out, err)
 	outcome := "ok"
@@ -169,10 +223,12 @@ func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp
 		outcome = terr.Code
 	}
 	took := time.Since(start)
-	if c.Category != "" && env.Gate != nil && summary != "" {
+	if (c.Category != "" || c.Confirmed != "") && env.Gate != nil && summary != "" {
 		detail := ""
 		if terr != nil {
 			detail = terr.Error()
+		} else if c.Confirmed != "" {
+			detail = "confirmed: " + c.Confirmed
 		}
 		env.Gate.Record(context.WithoutCancel(ctx), c, summary, outcome, took, detail)
 	}

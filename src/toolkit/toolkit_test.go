@@ -38,6 +38,7 @@ func TestDecodeArgs(t *testing.T) {
 		{"oneof", `{"entity_id":"light.a","mode":"medium"}`, "mode", "must be one of: fast, slow"},
 		{"limit too big", `{"entity_id":"light.a","limit":5000}`, "limit", "at most 1000"},
 		{"limit negative", `{"entity_id":"light.a","limit":-1}`, "limit", "at least 1"},
+		{"embedded field wrong type", `{"entity_id":"light.a","limit":"ten"}`, "limit", "must be of type integer"},
 		{"bad time", `{"entity_id":"light.a","when":"yesterday"}`, "when", "ISO-8601"},
 		{"too many tags", `{"entity_id":"light.a","tags":["a","b","c","d"]}`, "tags", "at most 3"},
 		{"bad tag item", `{"entity_id":"light.a","tags":["Bad Tag"]}`, "tags[0]", "domain"},

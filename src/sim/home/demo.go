@@ -165,6 +165,7 @@ func (h *Home) buildDemo() {
 		h.devices[dev.ID] = dev
 	}
 	h.buildEntities(devIDs)
+	h.buildAlarmPanel(devIDs)
 }
 
 // configEntryFor returns the integration's config entry, creating it on

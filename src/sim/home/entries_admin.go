@@ -38,7 +38,7 @@ var integrationTypes = map[string]string{
 	"hue": "hub", "shelly": "device", "zha": "hub", "sonos": "hub", "ecobee": "hub", "cast": "hub", "met": "service",
 	"sun": "service", "mobile_app": "device", "hacs": "service", "tuya": "hub", "airgradient": "device", "homewizard": "device",
 	"meross": "hub", "nuki": "hub", "overkiz": "hub", "reolink": "hub", "samsungtv": "device", "solaredge": "hub", "tado": "hub",
-	"wled": "device", "yale": "hub", "local_calendar": "helper", "local_todo": "helper",
+	"wled": "device", "yale": "hub", "risco": "hub", "local_calendar": "helper", "local_todo": "helper",
 }
 
 // optionsFlows are the demo integrations with an options flow.

@@ -110,6 +110,12 @@ func (c *call) reproduce(id string, spec map[string]any) error {
 		case "unlocked":
 			return call("unlock", nil)
 		}
+	case "alarm_control_panel":
+		svc := map[string]string{"disarmed": "alarm_disarm", "armed_home": "alarm_arm_home", "armed_away": "alarm_arm_away",
+			"armed_night": "alarm_arm_night", "triggered": "alarm_trigger"}[state]
+		if svc != "" {
+			return call(svc, nil)
+		}
 	case "climate":
 		if state != "" {
 			if err := call("set_hvac_mode", map[string]any{"hvac_mode": state}); err != nil {

@@ -19,6 +19,7 @@ func (h *Home) registerServices() {
 	h.registerClimate()
 	h.registerCover()
 	h.registerLock()
+	h.registerAlarm()
 	h.registerMedia()
 	h.registerInputs()
 	h.registerNotify()

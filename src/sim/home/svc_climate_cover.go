@@ -191,6 +191,41 @@ func (c *call) coverTo(st *State, pos int) {
 	c.set(st.EntityID, coverState(pos), a)
 }
 
+// Alarm control panel features (homeassistant.components.alarm_control_panel.const).
+const (
+	alarmArmHome  = 1
+	alarmArmAway  = 2
+	alarmArmNight = 4
+	alarmTrigger  = 8
+)
+
+// registerAlarm is the alarm_control_panel domain: arming and disarming set the state at once (a real
+// panel passes through arming for its exit delay).
+func (h *Home) registerAlarm() {
+	code := []field{{name: "code", kind: kString, desc: "Code to arm or disarm the alarm."}}
+	to := func(state string) func(c *call, st *State) (any, error) {
+		return func(c *call, st *State) (any, error) {
+			a := cloneAttrs(st.Attributes)
+			a["changed_by"] = nil
+			c.set(st.EntityID, state, a)
+			return nil, nil
+		}
+	}
+	for _, s := range []struct {
+		name, title, state string
+		feature            int
+	}{
+		{"alarm_disarm", "Disarm", "disarmed", 0},
+		{"alarm_arm_home", "Arm home", "armed_home", alarmArmHome},
+		{"alarm_arm_away", "Arm away", "armed_away", alarmArmAway},
+		{"alarm_arm_night", "Arm night", "armed_night", alarmArmNight},
+		{"alarm_trigger", "Trigger", "triggered", alarmTrigger},
+	} {
+		h.addService(&serviceDef{domain: "alarm_control_panel", name: s.name, title: s.title, desc: s.title + " the alarm.",
+			target: "alarm_control_panel", fields: code, feature: s.feature, entity: to(s.state)})
+	}
+}
+
 func (h *Home) registerLock() {
 	code := []field{{name: "code", kind: kString, desc: "Code used to lock/unlock the lock."}}
 	to := func(state string) func(c *call, st *State) (any, error) {

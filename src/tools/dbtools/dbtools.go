@@ -13,6 +13,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/recorder"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -96,7 +97,6 @@ type statsArgs struct {
 type purgeArgs struct {
 	KeepDays int  `json:"keep_days" jsonschema:"keep this many days of history" validate:"required,min=1,max=3650" example:"10"`
 	Repack   bool `json:"repack,omitempty" jsonschema:"rewrite the file to return free space (slow)"`
-	Confirm  bool `json:"confirm" jsonschema:"must be true: ask the user first; deleted history cannot come back"`
 }
 
 func period(start, end string, def time.Duration) (time.Time, time.Time, error) {
@@ -250,14 +250,16 @@ func Tools(d Deps) []*toolkit.Tool {
 
 	purge := toolkit.Define(toolkit.Spec[purgeArgs, map[string]any]{
 		Name: "ha_purge_database", Toolset: SetDatabase, Title: "Purge old history", Category: toolkit.Database,
+		Confirm: &toolkit.Confirm[purgeArgs]{When: "always (`delete`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a purgeArgs) (toolkit.Ask, error) {
+				return toolkit.Ask{Classes: []string{string(sensitive.Delete)},
+					Question: fmt.Sprintf("Delete all recorded history older than %d days? It cannot come back.", a.KeepDays)}, nil
+			}},
 		Description: "Delete recorded history older than keep_days (long-term statistics are kept). While Home Assistant runs this calls its recorder.purge service, which purges in the background; " +
-			"only when HA is stopped does hamcp delete in batches itself. Deleted history cannot come back: needs confirm=true after asking the user. Needs the database permission.",
+			"only when HA is stopped does hamcp delete in batches itself. Deleted history cannot come back: the user confirms it. Needs the database permission.",
 		Destructive: true,
 		Summary:     func(a purgeArgs) string { return fmt.Sprintf("keep_days=%d repack=%v", a.KeepDays, a.Repack) },
 		Handler: func(ctx context.Context, c *toolkit.Call, a purgeArgs) (map[string]any, error) {
-			if !a.Confirm {
-				return nil, toolkit.Confirmation(fmt.Sprintf("delete all history older than %d days", a.KeepDays))
-			}
 			if err := d.HA.Ping(ctx); err == nil {
 				if _, _, err := d.HA.CallService(ctx, "recorder", "purge", map[string]any{"keep_days": a.KeepDays, "repack": a.Repack}, false); err != nil {
 					return nil, toolkit.Backend("Home Assistant", err, false, "")

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -17,11 +18,10 @@ func init() { registerGroup(addonTools) }
 var slugRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
 type manageAddonsArgs struct {
-	Action  string `json:"action" jsonschema:"what to do" validate:"required,oneof=list info install uninstall start stop restart update" example:"list"`
-	Slug    string `json:"slug,omitempty" jsonschema:"the add-on's slug from the list, e.g. core_mosquitto (all actions but list)"`
-	Scope   string `json:"scope,omitempty" jsonschema:"list: installed (default) or store (every add-on that can be installed)" validate:"omitempty,oneof=installed store"`
-	Search  string `json:"search,omitempty" jsonschema:"list: text to find in names, slugs and descriptions"`
-	Confirm bool   `json:"confirm,omitempty" jsonschema:"required for uninstall, stop, restart and update: ask the user first"`
+	Action string `json:"action" jsonschema:"what to do" validate:"required,oneof=list info install uninstall start stop restart update" example:"list"`
+	Slug   string `json:"slug,omitempty" jsonschema:"the add-on's slug from the list, e.g. core_mosquitto (all actions but list)"`
+	Scope  string `json:"scope,omitempty" jsonschema:"list: installed (default) or store (every add-on that can be installed)" validate:"omitempty,oneof=installed store"`
+	Search string `json:"search,omitempty" jsonschema:"list: text to find in names, slugs and descriptions"`
 	toolkit.Page
 }
 
@@ -65,7 +65,6 @@ type manageHACSArgs struct {
 	Installed  *bool  `json:"installed,omitempty" jsonschema:"list: only installed (true) or not installed (false)"`
 	Search     string `json:"search,omitempty" jsonschema:"list: text to find in names and descriptions"`
 	Version    string `json:"version,omitempty" jsonschema:"download: the release to install (default latest)"`
-	Confirm    bool   `json:"confirm,omitempty" jsonschema:"required for download and remove: ask the user first"`
 	toolkit.Page
 }
 
@@ -98,7 +97,19 @@ type hacsResult struct {
 func addonTools(d Deps) []*toolkit.Tool {
 	addons := toolkit.Define(toolkit.Spec[manageAddonsArgs, addonsResult]{
 		Name: "ha_manage_addons", Toolset: SetAddons, Title: "Manage add-ons", Conditional: addonGrant,
-		Description: "Supervisor add-ons: list (installed, or scope=store for installable ones; paged, search), info, install, start, and with confirm=true after asking the user: stop, restart, update, uninstall. " +
+		Confirm: &toolkit.Confirm[manageAddonsArgs]{When: "action uninstall (`delete`); stop, restart or update (`change`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a manageAddonsArgs) (toolkit.Ask, error) {
+				what, ok := risky[a.Action]
+				if !ok {
+					return toolkit.Ask{}, nil
+				}
+				class := sensitive.Change
+				if a.Action == "uninstall" {
+					class = sensitive.Delete
+				}
+				return plain(class, strings.ToUpper(what[:1])+strings.Replace(what[1:], "%s", a.Slug, 1)+"?"), nil
+			}},
+		Description: "Supervisor add-ons: list (installed, or scope=store for installable ones; paged, search), info, install, start, and, confirmed by the user: stop, restart, update, uninstall. " +
 			"Every action but list and info needs the user's command permission (add-ons run code). Needs the Supervisor (Home Assistant OS or Supervised).",
 		Destructive: true,
 		Summary:     func(a manageAddonsArgs) string { return a.Action + " " + a.Slug },
@@ -117,12 +128,9 @@ func addonTools(d Deps) []*toolkit.Tool {
 				}
 				return addonsResult{Action: a.Action, Addon: info}, nil
 			}
-			if what, ok := risky[a.Action]; ok {
+			if _, ok := risky[a.Action]; ok {
 				if err := refuseSelf(ctx, d, a.Slug, a.Action); err != nil {
 					return addonsResult{}, err
-				}
-				if !a.Confirm {
-					return addonsResult{}, toolkit.Confirmation(strings.Replace(what, "%s", a.Slug, 1))
 				}
 			}
 			path := "/addons/" + a.Slug + "/" + a.Action
@@ -147,7 +155,17 @@ func addonTools(d Deps) []*toolkit.Tool {
 
 	hacs := toolkit.Define(toolkit.Spec[manageHACSArgs, hacsResult]{
 		Name: "ha_manage_hacs", Toolset: SetAddons, Title: "Manage HACS repositories", Conditional: hacsGrant,
-		Description: "HACS (Home Assistant Community Store) custom integrations, cards and themes: list (paged; filter by category, installed, search), info, and with confirm=true after asking the user: download (install or update; third-party code) and remove. " +
+		Confirm: &toolkit.Confirm[manageHACSArgs]{When: "action remove (`delete`); download (`change`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a manageHACSArgs) (toolkit.Ask, error) {
+				switch a.Action {
+				case "remove":
+					return plain(sensitive.Delete, "Remove "+a.Repository+" and its files from HACS?"), nil
+				case "download":
+					return plain(sensitive.Change, "Install or update "+a.Repository+" from HACS (third-party code from GitHub that runs inside Home Assistant)?"), nil
+				}
+				return toolkit.Ask{}, nil
+			}},
+		Description: "HACS (Home Assistant Community Store) custom integrations, cards and themes: list (paged; filter by category, installed, search), info, and, confirmed by the user: download (install or update; third-party code) and remove. " +
 			"download and remove need the user's command permission (HACS code runs inside Home Assistant). New integrations need ha_restart afterwards. Needs HACS installed.",
 		Destructive: true,
 		OpenWorld:   true,
@@ -179,9 +197,6 @@ func addonTools(d Deps) []*toolkit.Tool {
 				if !repo.Installed {
 					return hacsResult{}, &toolkit.Error{Code: "not_installed", Field: "repository", Message: repo.FullName + " is not installed, so there is nothing to remove"}
 				}
-				if !a.Confirm {
-					return hacsResult{}, toolkit.Confirmation("remove " + repo.FullName + " and its files")
-				}
 				if err := d.HA.Call(ctx, "hacs/repository/remove", map[string]any{"repository": repo.ID}, nil); err != nil {
 					return hacsResult{}, hacsError(err, false)
 				}
@@ -190,13 +205,6 @@ func addonTools(d Deps) []*toolkit.Tool {
 					note = "restart Home Assistant (ha_restart) to unload the integration"
 				}
 				return hacsResult{Action: "remove", Done: "removed " + repo.FullName, Note: note}, nil
-			}
-			if !a.Confirm {
-				what := "install " + repo.FullName
-				if repo.Installed {
-					what = "update " + repo.FullName
-				}
-				return hacsResult{}, toolkit.Confirmation(what + " (third-party code from GitHub)")
 			}
 			msg := map[string]any{"repository": repo.ID}
 			if a.Version != "" {

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -51,13 +52,11 @@ type createAutomationArgs struct {
 type updateAutomationArgs struct {
 	AutomationID string `json:"automation_id" jsonschema:"the automation's id, or its entity id (automation.…)" validate:"required" example:"1718000000000"`
 	automationConfigArgs
-	Merge   bool `json:"merge,omitempty" jsonschema:"change only the keys given (null removes a key); default replaces the whole automation"`
-	Confirm bool `json:"confirm,omitempty" jsonschema:"must be true: show the user the change and ask first"`
+	Merge bool `json:"merge,omitempty" jsonschema:"change only the keys given (null removes a key); default replaces the whole automation"`
 }
 
 type deleteAutomationArgs struct {
 	AutomationID string `json:"automation_id" jsonschema:"the automation's id, or its entity id (automation.…)" validate:"required" example:"1718000000000"`
-	Confirm      bool   `json:"confirm,omitempty" jsonschema:"must be true: ask the user first"`
 }
 
 type automationSaved struct {
@@ -121,9 +120,12 @@ func automationTools(d Deps) []*toolkit.Tool {
 
 	create := toolkit.Define(toolkit.Spec[createAutomationArgs, automationSaved]{
 		Name: "ha_create_automation", Toolset: SetAutomations, Title: "Create an automation", Conditional: createAutomationGrant,
+		Confirm: automationConfirm(d, "its actions do something in the policy table, directly or through a script or scene",
+			func(a createAutomationArgs) automationConfigArgs { return a.automationConfigArgs },
+			func(a createAutomationArgs) string { return "Create an automation that runs on its own" }),
 		Description: "Create an automation through Home Assistant's automation editor API (stored in automations.yaml, loaded at once). Give config (or automation_yaml) with alias, triggers, actions and optional conditions, mode. " +
 			"It is validated by Home Assistant first; errors name the part at fault. Returns its id and entity id. " +
-			"Actions that call a service needing the command permission in ha_call_service (shell_command.*, hassio.*, …) need it here too.",
+			"Actions that call a service needing the command permission in ha_call_service (shell_command.*, hassio.*, …) need it here too, and actions the user confirms there (unlock, disarm, open a garage door, restart, delete) are confirmed here too.",
 		Summary: func(a createAutomationArgs) string { return "create " + a.ID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a createAutomationArgs) (automationSaved, error) {
 			cfg, err := a.automationConfigArgs.parse()
@@ -159,15 +161,13 @@ func automationTools(d Deps) []*toolkit.Tool {
 
 	update := toolkit.Define(toolkit.Spec[updateAutomationArgs, automationSaved]{
 		Name: "ha_update_automation", Toolset: SetAutomations, Title: "Update an automation", Conditional: updateAutomationGrant,
+		Confirm: updateAutomationConfirm(d),
 		Description: "Replace an automation's configuration (or with merge=true change only the keys given) through Home Assistant's automation editor API; validated first, applied at once. " +
-			"Read the current configuration with ha_list_automations include_config=true. The old configuration is overwritten: needs confirm=true after showing the user the change. " +
+			"Read the current configuration with ha_list_automations include_config=true. The old configuration is overwritten: show the user the change; they confirm it. " +
 			"To switch one on or off use ha_call_service automation.turn_on/turn_off instead.",
 		Destructive: true,
 		Summary:     func(a updateAutomationArgs) string { return "update " + a.AutomationID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a updateAutomationArgs) (automationSaved, error) {
-			if !a.Confirm {
-				return automationSaved{}, toolkit.Confirmation("overwrite automation " + a.AutomationID)
-			}
 			cfg, err := a.automationConfigArgs.parse()
 			if err != nil {
 				return automationSaved{}, err
@@ -218,7 +218,11 @@ func automationTools(d Deps) []*toolkit.Tool {
 
 	del := toolkit.Define(toolkit.Spec[deleteAutomationArgs, automationSaved]{
 		Name: "ha_delete_automation", Toolset: SetAutomations, Title: "Delete an automation",
-		Description: "Delete an automation through Home Assistant's automation editor API: it is removed from automations.yaml and its entity goes away. Ask the user first and pass confirm=true. " +
+		Confirm: &toolkit.Confirm[deleteAutomationArgs]{When: "always (`delete`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a deleteAutomationArgs) (toolkit.Ask, error) {
+				return plain(sensitive.Delete, "Delete the automation "+a.AutomationID+" (it cannot come back)?"), nil
+			}},
+		Description: "Delete an automation through Home Assistant's automation editor API: it is removed from automations.yaml and its entity goes away. The user confirms it. " +
 			"To stop it temporarily, turn it off with ha_call_service automation.turn_off instead.",
 		Destructive: true,
 		Summary:     func(a deleteAutomationArgs) string { return "delete " + a.AutomationID },
@@ -226,9 +230,6 @@ func automationTools(d Deps) []*toolkit.Tool {
 			id, entityID, err := resolveAutomation(ctx, d.HA, a.AutomationID)
 			if err != nil {
 				return automationSaved{}, err
-			}
-			if !a.Confirm {
-				return automationSaved{}, toolkit.Confirmation("delete the automation " + id + " " + entityID)
 			}
 			if err := d.HA.DeleteConfigItem(ctx, homeassistant.KindAutomation, id); err != nil {
 				var api *homeassistant.APIError

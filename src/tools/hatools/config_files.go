@@ -107,7 +107,6 @@ type writeConfigArgs struct {
 	Path     string `json:"path" jsonschema:"file in the configuration directory, e.g. automations.yaml" validate:"required" example:"configuration.yaml"`
 	Content  string `json:"content" jsonschema:"the complete new content of the file" validate:"required"`
 	Validate *bool  `json:"validate,omitempty" jsonschema:"run Home Assistant's configuration check and roll back if it fails (default true)"`
-	Confirm  bool   `json:"confirm,omitempty" jsonschema:"must be true: ask the user first"`
 }
 
 type writeConfigResult struct {
@@ -199,9 +198,9 @@ func configFileTools(d Deps) []*toolkit.Tool {
 	})
 
 	write := toolkit.Define(toolkit.Spec[writeConfigArgs, writeConfigResult]{
-		Name: "ha_write_config", Toolset: SetConfig, Title: "Write a configuration file", Category: toolkit.Filesystem,
+		Name: "ha_write_config", Toolset: SetConfig, Title: "Write a configuration file", Category: toolkit.Filesystem, Confirm: configFileConfirm(d),
 		Description: "Replace a file in Home Assistant's configuration directory with new content. The old version is backed up first, YAML syntax is checked, then Home Assistant's configuration check runs and a failing write is rolled back (its errors are returned). " +
-			"Then reload (ha_reload_config) or restart (ha_restart) for it to take effect. Automations are better edited with the automation tools. Ask the user first and pass confirm=true.",
+			"Then reload (ha_reload_config) or restart (ha_restart) for it to take effect. Automations are better edited with the automation tools. The user confirms the overwrite.",
 		Destructive: true,
 		Summary:     func(a writeConfigArgs) string { return fmt.Sprintf("%s (%d bytes)", a.Path, len(a.Content)) },
 		Handler: func(ctx context.Context, c *toolkit.Call, a writeConfigArgs) (writeConfigResult, error) {
@@ -214,9 +213,6 @@ func configFileTools(d Deps) []*toolkit.Tool {
 			}
 			if err := writable(p); err != nil {
 				return writeConfigResult{}, err
-			}
-			if !a.Confirm {
-				return writeConfigResult{}, toolkit.Confirmation("overwrite " + p)
 			}
 			if isYAML(p) {
 				if err := checkYAMLSyntax(a.Content); err != nil {

@@ -66,10 +66,10 @@ type templateArgs struct {
 
 func conversationTools(d Deps) []*toolkit.Tool {
 	converse := toolkit.Define(toolkit.Spec[conversationArgs, conversationResult]{
-		Name: "ha_process_conversation", Toolset: SetConversation, Title: "Talk to Assist",
+		Name: "ha_process_conversation", Toolset: SetConversation, Title: "Talk to Assist", Confirm: conversationConfirm(d),
 		Description: "Send a sentence to Home Assistant's Assist (its conversation agent), which understands and carries out commands like " +
 			"\"turn off the kitchen lights\" or questions like \"what is the temperature in the bedroom\", and returns its spoken answer and what it acted on. " +
-			"Assist may change devices. Prefer ha_call_service when you know the entity and service; use this to try what a voice command does.",
+			"Assist may change devices; when a lock, alarm or garage door is exposed to it, the user confirms the call. Prefer ha_call_service when you know the entity and service; use this to try what a voice command does.",
 		Destructive: true,
 		Summary:     func(a conversationArgs) string { return a.Text },
 		Handler: func(ctx context.Context, c *toolkit.Call, a conversationArgs) (conversationResult, error) {

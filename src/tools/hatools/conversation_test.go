@@ -43,7 +43,7 @@ func testConversation(t *testing.T, e *dataEnv) {
 		{"turn on the attic lights", "error", "no_valid_targets", "not aware of any", nil},
 	} {
 		var r dtAssist
-		dtOK(t, cs, "ha_process_conversation", map[string]any{"text": c.text}, &r)
+		dtOK(t, cs, "ha_process_conversation", map[string]any{"text": c.text, "confirm": true}, &r)
 		if r.ResponseType != c.wantType || r.ErrorCode != c.wantCode || !strings.Contains(r.Speech, c.speech) || r.ConversationID == "" {
 			t.Errorf("%q: %+v", c.text, r)
 			continue
@@ -53,7 +53,7 @@ func testConversation(t *testing.T, e *dataEnv) {
 		}
 	}
 	var r dtAssist
-	dtOK(t, cs, "ha_process_conversation", map[string]any{"text": "turn off the office desk lamp", "conversation_id": "chat-42", "agent_id": "conversation.home_assistant"}, &r)
+	dtOK(t, cs, "ha_process_conversation", map[string]any{"text": "turn off the office desk lamp", "conversation_id": "chat-42", "agent_id": "conversation.home_assistant", "confirm": true}, &r)
 	if r.ConversationID != "chat-42" || r.ResponseType != "action_done" {
 		t.Errorf("continued conversation: %+v", r)
 	}
@@ -71,7 +71,7 @@ func testConversation(t *testing.T, e *dataEnv) {
 
 	dtErrCases(t, cs, []dtErrCase{
 		{"empty text", "ha_process_conversation", map[string]any{"text": ""}, "invalid_argument", "text", ""},
-		{"unknown agent (HA invalid_format)", "ha_process_conversation", map[string]any{"text": "hi", "agent_id": "conversation.nobody"}, "invalid_argument", "agent_id", "invalid agent ID"},
+		{"unknown agent (HA invalid_format)", "ha_process_conversation", map[string]any{"text": "hi", "agent_id": "conversation.nobody", "confirm": true}, "invalid_argument", "agent_id", "invalid agent ID"},
 		{"broken template (HA 400)", "ha_render_template", map[string]any{"template": "{{ states( }}"}, "invalid_argument", "template", "Error rendering template"},
 		{"missing template", "ha_render_template", map[string]any{}, "invalid_argument", "template", ""},
 	})

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -63,7 +64,6 @@ func validEventType(t string) bool {
 type fireArgs struct {
 	EventType string         `json:"event_type" jsonschema:"the event to fire, e.g. my_custom_event" validate:"required,max=64" example:"my_custom_event"`
 	EventData map[string]any `json:"event_data,omitempty" jsonschema:"event data; automations read it as trigger.event.data"`
-	Confirm   bool           `json:"confirm,omitempty" jsonschema:"required for events Home Assistant fires itself (state_changed, homeassistant_*, *_registry_updated): ask the user first"`
 }
 
 type fireResult struct {
@@ -352,16 +352,20 @@ func eventTools(d Deps) []*toolkit.Tool {
 	hub := newLiveHub(d.HA)
 	fire := toolkit.Define(toolkit.Spec[fireArgs, fireResult]{
 		Name: "ha_fire_event", Toolset: SetEvents, Title: "Fire an event",
+		Confirm: &toolkit.Confirm[fireArgs]{When: "events Home Assistant fires itself: state_changed, homeassistant_*, *_registry_updated (`change`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a fireArgs) (toolkit.Ask, error) {
+				if !isSystemEvent(a.EventType) {
+					return toolkit.Ask{}, nil
+				}
+				return plain(sensitive.Change, "Fire "+a.EventType+", an event Home Assistant normally fires itself?"), nil
+			}},
 		Description: "Fire a custom event on Home Assistant's event bus, e.g. to trigger automations that listen for it (trigger platform event). " +
-			"Events Home Assistant fires itself (state_changed, homeassistant_*, *_registry_updated) need confirm=true: ask the user first. " +
+			"Events Home Assistant fires itself (state_changed, homeassistant_*, *_registry_updated) need confirming. " +
 			"To control devices use ha_call_service instead.",
 		Summary: func(a fireArgs) string { return a.EventType },
 		Handler: func(ctx context.Context, c *toolkit.Call, a fireArgs) (fireResult, error) {
 			if !validEventType(a.EventType) {
 				return fireResult{}, toolkit.InvalidArg("event_type", "must be 1-64 characters without spaces, slashes, ? or #", `{"event_type": "my_custom_event"}`)
-			}
-			if isSystemEvent(a.EventType) && !a.Confirm {
-				return fireResult{}, toolkit.Confirmation("fire " + a.EventType + ", an event Home Assistant normally fires itself")
 			}
 			if err := d.HA.FireEvent(ctx, a.EventType, a.EventData); err != nil {
 				return fireResult{}, haError(err, false, "")

@@ -8,8 +8,8 @@ import (
 )
 
 // The permissions that only some calls of a tool need, decided from the arguments before the handler
-// runs (toolkit.Condition). confirm stays where it was: it is the model saying it asked, and never
-// replaces the user's grant.
+// runs (toolkit.Condition). Confirmations are separate (toolkit.Confirm, confirm.go): a grant is the
+// user allowing a category for the session, a confirmation the user allowing one sensitive call.
 
 // Add-ons run code with the rights their manifest asks for (up to full host access); starting,
 // stopping and updating them changes what runs on the machine.

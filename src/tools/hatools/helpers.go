@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -28,7 +29,6 @@ type shoppingArgs struct {
 	ItemID           string `json:"item_id,omitempty" jsonschema:"the item's id from list (instead of name)" validate:"omitempty,max=64"`
 	NewName          string `json:"new_name,omitempty" jsonschema:"rename: the item's new name" validate:"omitempty,max=255"`
 	IncludeCompleted *bool  `json:"include_completed,omitempty" jsonschema:"list: include completed items (default true)"`
-	Confirm          bool   `json:"confirm,omitempty" jsonschema:"required for remove and clear_completed: ask the user first"`
 	toolkit.Page
 }
 
@@ -46,7 +46,6 @@ type todoArgs struct {
 	Description string `json:"description,omitempty" jsonschema:"add/update: longer description" validate:"omitempty,max=2000"`
 	Due         string `json:"due,omitempty" jsonschema:"add/update: due date (2026-02-01) or date-time (2026-02-01T18:00:00)" validate:"omitempty,iso8601"`
 	Status      string `json:"status,omitempty" jsonschema:"list: only items with this status; update: set it" validate:"omitempty,oneof=needs_action completed"`
-	Confirm     bool   `json:"confirm,omitempty" jsonschema:"required for remove: ask the user first"`
 	toolkit.Page
 }
 
@@ -123,15 +122,23 @@ func serviceRefusal(err error, field, example string) error {
 func helperTools(d Deps) []*toolkit.Tool {
 	shopping := toolkit.Define(toolkit.Spec[shoppingArgs, shoppingResult]{
 		Name: "ha_manage_shopping_list", Toolset: SetHelpers, Title: "Shopping list",
+		Confirm: &toolkit.Confirm[shoppingArgs]{When: "action remove or clear_completed (`delete`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a shoppingArgs) (toolkit.Ask, error) {
+				if a.Action != "remove" && a.Action != "clear_completed" {
+					return toolkit.Ask{}, nil
+				}
+				what := "Remove \"" + a.Name + a.ItemID + "\" from the shopping list?"
+				if a.Action == "clear_completed" {
+					what = "Remove every completed item from the shopping list?"
+				}
+				return plain(sensitive.Delete, what), nil
+			}},
 		Description: "Read and change the shopping list. Name an item by its exact name or by item_id from action list. " +
-			"remove and clear_completed need confirm=true: ask the user first. For other to-do lists use ha_manage_todo.",
+			"The user confirms remove and clear_completed. For other to-do lists use ha_manage_todo.",
 		Destructive: true,
 		Summary:     func(a shoppingArgs) string { return a.Action + " " + a.Name },
 		Handler: func(ctx context.Context, c *toolkit.Call, a shoppingArgs) (shoppingResult, error) {
 			out := shoppingResult{Action: a.Action}
-			if (a.Action == "remove" || a.Action == "clear_completed") && !a.Confirm {
-				return out, toolkit.Confirmation(strings.ReplaceAll(a.Action, "_", " ") + " on the shopping list")
-			}
 			var items []shoppingItem
 			if err := d.HA.Call(ctx, "shopping_list/items", nil, &items); err != nil {
 				return out, haError(err, false, "")
@@ -193,8 +200,15 @@ func helperTools(d Deps) []*toolkit.Tool {
 
 	todo := toolkit.Define(toolkit.Spec[todoArgs, todoResult]{
 		Name: "ha_manage_todo", Toolset: SetHelpers, Title: "To-do lists",
+		Confirm: &toolkit.Confirm[todoArgs]{When: "action remove (`delete`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a todoArgs) (toolkit.Ask, error) {
+				if a.Action != "remove" {
+					return toolkit.Ask{}, nil
+				}
+				return plain(sensitive.Delete, "Remove \""+a.Item+"\" from "+a.EntityID+"?"), nil
+			}},
 		Description: "Work with to-do lists (todo entities): action lists shows them; the others read or change one list's items, named by summary or uid. " +
-			"remove needs confirm=true: ask the user first. For the shopping list ha_manage_shopping_list is simpler.",
+			"The user confirms remove. For the shopping list ha_manage_shopping_list is simpler.",
 		Destructive: true,
 		Summary:     func(a todoArgs) string { return a.Action + " " + a.EntityID + " " + a.Item },
 		Handler: func(ctx context.Context, c *toolkit.Call, a todoArgs) (todoResult, error) {
@@ -216,9 +230,6 @@ func helperTools(d Deps) []*toolkit.Tool {
 			}
 			if a.EntityID == "" || !strings.HasPrefix(a.EntityID, "todo.") {
 				return out, toolkit.InvalidArg("entity_id", "must be a to-do list (todo.*); action=lists shows them", `{"entity_id": "todo.shopping_list"}`)
-			}
-			if a.Action == "remove" && !a.Confirm {
-				return out, toolkit.Confirmation("remove \"" + a.Item + "\" from " + a.EntityID)
 			}
 			if a.Action != "list" && strings.TrimSpace(a.Item) == "" {
 				return out, toolkit.InvalidArg("item", "is required for action "+a.Action, `{"item": "Mow the lawn"}`)

@@ -75,7 +75,7 @@ func connectDataEnv(t *testing.T, home *sim.Home, token func(*sim.Home) string, 
 	reg := toolkit.NewRegistry()
 	reg.Add(hatools.Tools(deps)...)
 	b := mcpserver.New(mcpserver.Options{Name: "hamcp-test", Version: "1", Registry: reg, Filter: toolkit.Filter{Toolsets: dataToolsets},
-		Env: &toolkit.Env{}, Extensions: []mcpserver.Extension{hatools.Resources(deps)}, Completion: completion.Handler(hatools.Completions(deps)),
+		Env: &toolkit.Env{ConfirmTrusted: allClasses()}, Extensions: []mcpserver.Extension{hatools.Resources(deps)}, Completion: completion.Handler(hatools.Completions(deps)),
 		Subscribe: func(context.Context, *mcp.SubscribeRequest) error { return nil }, Unsubscribe: func(context.Context, *mcp.UnsubscribeRequest) error { return nil }})
 	return &dataEnv{home: home, ha: ha, srv: b.Server(false), deps: deps}
 }
@@ -310,7 +310,8 @@ var dtValidCalls = []struct {
 	{"ha_list_labels", nil},
 	{"ha_list_devices", nil},
 	{"ha_get_states", map[string]any{"area": "kitchen"}},
-	{"ha_process_conversation", map[string]any{"text": "turn on the kitchen lights"}},
+	// The home has a lock exposed to Assist; these fixtures trust every class, so confirm=true is enough.
+	{"ha_process_conversation", map[string]any{"text": "turn on the kitchen lights", "confirm": true}},
 	{"ha_render_template", map[string]any{"template": "{{ 1 }}"}},
 	{"ha_manage_shopping_list", map[string]any{"action": "list"}},
 	{"ha_manage_todo", map[string]any{"action": "lists"}},

@@ -118,25 +118,6 @@ type getEntityArgs struct {
 	EntityID string `json:"entity_id" jsonschema:"the entity, e.g. light.kitchen" validate:"required,entity_id" example:"light.kitchen"`
 }
 
-// sensitiveServices change something a user would want to be asked about first.
-var sensitiveServices = map[string]string{
-	"homeassistant.restart":               "restart Home Assistant",
-	"homeassistant.stop":                  "stop Home Assistant",
-	"homeassistant.set_location":          "change the home's location",
-	"lock.unlock":                         "unlock a lock",
-	"lock.open":                           "open a lock",
-	"alarm_control_panel.alarm_disarm":    "disarm the alarm",
-	"alarm_control_panel.alarm_trigger":   "trigger the alarm",
-	"recorder.purge":                      "delete recorded history",
-	"recorder.purge_entities":             "delete recorded history",
-	"hassio.host_reboot":                  "reboot the host",
-	"hassio.host_shutdown":                "shut the host down",
-	"valve.open_valve":                    "open a valve",
-	"siren.turn_on":                       "sound a siren",
-	"system_log.clear":                    "clear the system log",
-	"persistent_notification.dismiss_all": "dismiss all notifications",
-}
-
 type callServiceArgs struct {
 	Domain         string         `json:"domain" jsonschema:"service domain, e.g. light" validate:"required,domain" example:"light"`
 	Service        string         `json:"service" jsonschema:"service name, e.g. turn_on" validate:"required,domain" example:"turn_on"`
@@ -146,7 +127,6 @@ type callServiceArgs struct {
 	LabelID        []string       `json:"label_id,omitempty" jsonschema:"target entities with these labels"`
 	Data           map[string]any `json:"data,omitempty" jsonschema:"service data, e.g. {\"brightness_pct\": 50}"`
 	ReturnResponse bool           `json:"return_response,omitempty" jsonschema:"ask for the service's response data (only for services that return data, e.g. calendar.get_events, weather.get_forecasts)"`
-	Confirm        bool           `json:"confirm,omitempty" jsonschema:"required for sensitive services (unlock, disarm, restart, purge): ask the user first"`
 }
 
 type callServiceResult struct {
@@ -225,10 +205,10 @@ func stateTools(d Deps) []*toolkit.Tool {
 	})
 
 	callService := toolkit.Define(toolkit.Spec[callServiceArgs, callServiceResult]{
-		Name: "ha_call_service", Toolset: SetStates, Title: "Call a service", Conditional: serviceGrant,
+		Name: "ha_call_service", Toolset: SetStates, Title: "Call a service", Conditional: serviceGrant, Confirm: callServiceConfirm(d),
 		Description: "Call a Home Assistant service (an action) to control devices: light.turn_on, climate.set_temperature, cover.open_cover, media_player.volume_set, script.turn_on, scene.turn_on… " +
 			"Target with entity_id (preferred), area_id, device_id or label_id; put other parameters in data. Returns the states that changed. " +
-			"Check the entity with ha_get_entity_details first when unsure what it supports. Sensitive services (unlock, disarm, restart, purge) need confirm=true: ask the user first. " +
+			"Check the entity with ha_get_entity_details first when unsure what it supports. Unlocking, disarming, opening a garage door, restarting and deleting (also through a script, scene or automation the call runs) are confirmed by the user: hamcp asks them. " +
 			"Services that run code or change the system (hassio.*, shell_command.*, python_script.*, homeassistant.restart, update.install, recorder.purge…) need the user's command permission. " +
 			"Do not use it to read state (use ha_get_states).",
 		Destructive: true,
@@ -236,14 +216,6 @@ func stateTools(d Deps) []*toolkit.Tool {
 			return fmt.Sprintf("%s.%s %v", a.Domain, a.Service, a.EntityID)
 		},
 		Handler: func(ctx context.Context, c *toolkit.Call, a callServiceArgs) (callServiceResult, error) {
-			name := a.Domain + "." + a.Service
-			action, sensitive := sensitiveServices[name]
-			if a.Domain == "cover" && (a.Service == "open_cover" || a.Service == "toggle") && anyContains(a.EntityID, "garage") {
-				action, sensitive = "open the garage door", true
-			}
-			if sensitive && !a.Confirm {
-				return callServiceResult{}, toolkit.Confirmation(action + " (" + name + ")")
-			}
 			data := map[string]any{}
 			for k, v := range a.Data {
 				data[k] = v
@@ -271,13 +243,4 @@ func stateTools(d Deps) []*toolkit.Tool {
 		},
 	})
 	return []*toolkit.Tool{getStates, getEntity, callService}
-}
-
-func anyContains(ids []string, sub string) bool {
-	for _, id := range ids {
-		if strings.Contains(id, sub) {
-			return true
-		}
-	}
-	return false
 }

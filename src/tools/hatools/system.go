@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -99,7 +100,6 @@ type reloadResult struct {
 }
 
 type restartArgs struct {
-	Confirm  bool `json:"confirm,omitempty" jsonschema:"must be true: ask the user first"`
 	SafeMode bool `json:"safe_mode,omitempty" jsonschema:"restart into safe mode (custom integrations and dashboards off)"`
 }
 
@@ -143,13 +143,14 @@ func systemTools(d Deps) []*toolkit.Tool {
 
 	restart := toolkit.Define(toolkit.Spec[restartArgs, restartResult]{
 		Name: "ha_restart", Toolset: SetConfig, Title: "Restart Home Assistant", Category: toolkit.Command,
+		Confirm: &toolkit.Confirm[restartArgs]{When: "always (`restart`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a restartArgs) (toolkit.Ask, error) {
+				return plain(sensitive.Restart, "Restart Home Assistant? Everything is unavailable for a minute or more and running automations stop."), nil
+			}},
 		Description: "Restart Home Assistant Core (through the Supervisor when available). Everything is unavailable for a minute or more and running automations stop. " +
-			"The configuration is checked first and an invalid one refuses the restart. Needs the user's command permission; ask the user first and pass confirm=true. Prefer ha_reload_config when a reload is enough.",
+			"The configuration is checked first and an invalid one refuses the restart. Needs the user's command permission, and the user confirms each restart. Prefer ha_reload_config when a reload is enough.",
 		Destructive: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a restartArgs) (restartResult, error) {
-			if !a.Confirm {
-				return restartResult{}, toolkit.Confirmation("restart Home Assistant (everything is unavailable for a minute or more)")
-			}
 			check, err := checkConfig(ctx, d)
 			if err != nil {
 				return restartResult{}, err

@@ -12,6 +12,7 @@ import (
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/sim"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -25,13 +26,31 @@ type admEnv struct {
 	home *sim.Home
 	ha   *homeassistant.Client
 	cs   *mcp.ClientSession
+	pm   *permission.Manager
+}
+
+func allClasses() []string { return classNames(sensitive.Classes) }
+
+func classNames(cs []sensitive.Class) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = string(c)
+	}
+	return out
 }
 
 type admOpts struct {
 	noSupervisor bool // hamcp outside the add-on: no Supervisor client
 	userToken    bool // a non-admin user's token instead of the owner's
 	noGrants     bool // every category on ask and nobody to ask: the model alone (privileged_test.go)
-	supervised   bool // an HA OS / Supervised install: no log file, /api/error_log 404
+	// defaultTrust: confirm_trusted at its default (change only), so unlocking, disarming, opening a
+	// garage, restarting and deleting need the user (confirm_test.go). Otherwise every class is
+	// trusted and confirm=true stands for the user, which the tools' own tests rely on.
+	defaultTrust bool
+	trust        []string // when set, exactly these classes are trusted
+	// elicit answers the client's elicitation requests (nil: the client cannot ask its user).
+	elicit     func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	supervised bool // an HA OS / Supervised install: no log file, /api/error_log 404
 	// supervisorAPITimeout shortens core's default supervisor/api timeout (HA: 10 s).
 	supervisorAPITimeout time.Duration
 	viaProxy             bool // Home Assistant through the Supervisor's /core proxy, as inside the add-on
@@ -89,7 +108,13 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 	t.Cleanup(func() { pm.Close() })
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hamcp-test", Version: "1"}, nil)
 	// The in-memory transport has no session id; a fixed key stands for this one client.
-	env := &toolkit.Env{Gate: permtools.Gate{M: pm}, SessionKey: func(*mcp.CallToolRequest) string { return "adm-test" }}
+	env := &toolkit.Env{Gate: permtools.Gate{M: pm}, SessionKey: func(*mcp.CallToolRequest) string { return "adm-test" }, ConfirmTrusted: allClasses()}
+	if o.defaultTrust {
+		env.ConfirmTrusted = classNames(sensitive.DefaultTrusted)
+	}
+	if o.trust != nil {
+		env.ConfirmTrusted = o.trust
+	}
 	for _, tool := range hatools.Tools(deps) {
 		tool.Install(srv, env)
 	}
@@ -99,12 +124,18 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adm-test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	var so *mcp.ClientSessionOptions
+	if o.elicit != nil {
+		// Server-initiated elicitation inside a call, as clients speaking 2025-11-25 (Claude) get it;
+		// 2026-07-28 replaces it with multi round-trip requests.
+		so = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adm-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: o.elicit}).Connect(ctx, ct, so)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return &admEnv{home: h, ha: ha, cs: cs}
+	return &admEnv{home: h, ha: ha, cs: cs, pm: pm}
 }
 
 // down takes Home Assistant off the network (the Supervisor stays up) and waits until the

@@ -16,6 +16,7 @@ import (
 	"github.com/hamcp/hamcp/src/command"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -57,7 +58,6 @@ type logsResult struct {
 }
 
 type restartArgs struct {
-	Confirm  bool `json:"confirm" jsonschema:"must be true: ask the user first, Home Assistant is unavailable for a minute or more"`
 	SafeMode bool `json:"safe_mode,omitempty" jsonschema:"restart in safe mode (custom integrations off)"`
 }
 
@@ -158,13 +158,15 @@ func Tools(d Deps) []*toolkit.Tool {
 
 	restart := toolkit.Define(toolkit.Spec[restartArgs, map[string]string]{
 		Name: "ha_restart_homeassistant", Toolset: SetSystem, Title: "Restart Home Assistant", Category: toolkit.Command,
+		Confirm: &toolkit.Confirm[restartArgs]{When: "always (`restart`)",
+			Check: func(ctx context.Context, c *toolkit.Call, a restartArgs) (toolkit.Ask, error) {
+				return toolkit.Ask{Classes: []string{string(sensitive.Restart)},
+					Question: "Restart Home Assistant? It is unavailable for a minute or more and automations pause."}, nil
+			}},
 		Description: "Restart Home Assistant Core (through the Supervisor in the add-on, otherwise the homeassistant.restart service). Home Assistant is unavailable for a minute or more and automations pause. " +
-			"Needs confirm=true: ask the user first. Validate the configuration before restarting after config changes. Needs the command permission.",
+			"The user confirms each restart. Validate the configuration before restarting after config changes. Needs the command permission.",
 		Destructive: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a restartArgs) (map[string]string, error) {
-			if !a.Confirm {
-				return nil, toolkit.Confirmation("restart Home Assistant")
-			}
 			if d.Supervisor != nil {
 				if err := d.Supervisor.CoreRestart(ctx, a.SafeMode); err != nil {
 					return nil, toolkit.Backend("the Supervisor", err, false, "try again, or restart from Settings → System in Home Assistant")
