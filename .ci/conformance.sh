@@ -4,7 +4,7 @@
 #   - 0.1.16 (npm latest, the 2025 protocol versions): every scenario must pass.
 #   - the newest 0.2.x pre-release (installed by .ci/run as "conformance-next"), its 2026-07-28
 #     scenarios: the ones docs/conformance.md lists as passing must pass (a regression fails CI);
-#     the others run and are reported, because hamcp does not speak 2026-07-28 yet (see there).
+#     the others run and are reported (docs/conformance.md says why each one fails).
 # Usage: .ci/conformance.sh NODE22
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -43,8 +43,7 @@ func TestStatelessProtocol(t *testing.T) {
 		wantCode   int
 		want       []string // substrings of the answer
 	}{
-		// Only the 2025 versions until tools can answer input_required (see Server.mcp): clients
-		// of both eras go on with a session.
+		// Only the 2025 versions (see Server.mcp why): clients of both eras go on with a session.
 		{"discover", modernCall(1, "server/discover", ""), withMethod("server/discover", ""), 200, 0,
 			[]string{`"supportedVersions":["2025-11-25","2025-06-18","2025-03-26","2024-11-05"]`}},
 		{"tools/list", modernCall(2, "tools/list", ""), withMethod("tools/list", ""), 200, 0,

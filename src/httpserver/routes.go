@@ -24,7 +24,7 @@ const sessionHeader = "Mcp-Session-Id"
 //     are what let hamcp ask the user for permissions through elicitation;
 //   - MCP 2026-07-28 (an MCP-Protocol-Version header or _meta protocol version of that era): the
 //     go-sdk's stateless handler, the only one that speaks it; server/discover lists only the
-//     2025 versions for now (see below why);
+//     2025 versions (see below why);
 //   - anything else (curl, n8n, initialize from a JSON-only client, batches): the single-POST
 //     form, answered with plain JSON and no session.
 func (s *Server) mcp(c echo.Context) error {
@@ -58,23 +58,22 @@ func (s *Server) mcp(c echo.Context) error {
 	}
 	first := msgs[0]
 	if !isBatch && errs[0] == nil && first.method == "server/discover" {
-		// server/discover goes to the stateful handler, which lists only the 2025 versions
-		// (the ones a session speaks), so a client of both eras (the go-sdk's, the Inspector's
-		// "auto") goes on with initialize and a session. hamcp asks the user for permissions
-		// through elicitation, which 2026-07-28 replaces with input_required results (MRTR);
-		// its tools cannot return those yet, so a stateless client could only be sent the
-		// approval link, and would share its grants with every other client of its token.
-		// Until tools answer input_required, a session serves such a client better. Clients
-		// that speak only 2026-07-28 are still served (below). Once they can, route
-		// server/discover to s.modern.
+		// server/discover goes to the stateful handler, which lists only the 2025 versions (the
+		// ones a session speaks), so a client of both eras (the go-sdk's, the Inspector's "auto")
+		// goes on with initialize and a session. Tools can ask a stateless client (input_required,
+		// toolkit/mrtr.go), and the go-sdk client passes the permission prompts that way, but a
+		// session still serves such a client better: its grants and denials belong to that one
+		// conversation, while stateless requests have no conversation to scope them to and share
+		// them with every other client of the token; and event subscriptions push their events
+		// on the session. Clients that speak only 2026-07-28 are still served (below).
 		return s.newStatefulSession(c)
 	}
 	if !isBatch && errs[0] == nil && (version >= version20260728 || first.metaVersion != "") {
 		// The stateless handler answers 2026-07-28 requests itself (_meta and header checks,
-		// SEP-2575 statuses, resultType, cache hints). A tool that needs the user's permission
-		// cannot elicit here (the SDK refuses server-to-client requests in 2026-07-28 and wants
-		// an input_required result instead), so permissions fall back to the approval link and
-		// the grant scope of the bearer token, as for the single-POST form.
+		// SEP-2575 statuses, resultType, cache hints). Tools ask the user with input_required
+		// results (toolkit/mrtr.go) when the request declares elicitation; otherwise permissions
+		// fall back to the approval link. Grants are scoped to the token's grant key, as for the
+		// single-POST form.
 		serveRPC(s.modern, w, r, first.id)
 		return nil
 	}

@@ -135,16 +135,7 @@ func (c *Call) Confirm(ctx context.Context, message, checkbox string) (bool, err
 	if c.rt != nil {
 		return c.askOnRetry(message, checkbox)
 	}
-	res, err := c.req.Session.Elicit(ctx, &mcp.ElicitParams{
-		Message: message,
-		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"allow": map[string]any{"type": "boolean", "title": checkbox, "default": false},
-			},
-			"required": []string{"allow"},
-		},
-	})
+	res, err := c.req.Session.Elicit(ctx, confirmParams(message, checkbox))
 	if err != nil {
 		return false, err
 	}

@@ -179,14 +179,17 @@ func (c *Call) inputRequired() *mcp.CallToolResult {
 
 // questionID names a question by its text, so an answer is used only for the question it answered.
 func questionID(message, checkbox string) string {
-	h := sha256.Sum256([]byte(message + "\x00" + checkbox))
-	return hex.EncodeToString(h[:12])
+	h := sha256.New()
+	h.Write(binary.BigEndian.AppendUint32(nil, uint32(len(message))))
+	h.Write([]byte(message))
+	h.Write([]byte(checkbox))
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// confirmParams is the one form hamcp shows: a single required checkbox.
+// confirmParams is the one form hamcp shows, in a session or in an input_required result: a single
+// required checkbox.
 func confirmParams(message, checkbox string) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
-		Mode:    "form",
 		Message: message,
 		RequestedSchema: map[string]any{
 			"type": "object",

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -290,8 +291,11 @@ func (f *Fixtures) Install(s *mcp.Server, _ bool) {
 			b, _ := json.Marshal(map[string]any{"id": m[1], "templateTest": true, "data": "Data for ID: " + m[1]})
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
 		})
-	for _, p := range prompts {
+	for _, p := range slices.Concat(prompts, []prompt{inputRequiredPrompt}) {
 		s.AddPrompt(p.def, p.get)
+	}
+	for _, t := range rawTools() { // the 2026-07-28 fixtures (mrtr.go)
+		s.AddTool(t.def, t.h)
 	}
 	f.watch(s)
 }
@@ -359,7 +363,7 @@ var prompts = []prompt{
 // completes to the fixture resources; the free-text arguments answer an empty list.
 func Completions() *completion.Set {
 	set := completion.NewSet()
-	for _, p := range prompts {
+	for _, p := range slices.Concat(prompts, []prompt{inputRequiredPrompt}) {
 		set.Prompt(p.def.Name, nil)
 	}
 	set.Prompt("test_prompt_with_embedded_resource", map[string]completion.Source{

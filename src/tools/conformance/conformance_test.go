@@ -53,7 +53,7 @@ func TestFixtures(t *testing.T) {
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
 	})
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != len(f.Tools()) {
+	if err != nil || len(tools.Tools) != len(f.Tools())+len(rawTools()) {
 		t.Fatalf("tools/list: %v %d", err, len(tools.Tools))
 	}
 	tests := []struct {
@@ -118,5 +118,50 @@ func TestFixtures(t *testing.T) {
 		Argument: mcp.CompleteParamsArgument{Name: "resourceUri", Value: "test://static"}})
 	if err != nil || strings.Join(c.Completion.Values, ",") != StaticBinaryURI+","+StaticTextURI {
 		t.Errorf("complete: %v %+v", err, c)
+	}
+}
+
+// TestInputRequiredFixtures: the SEP-2322 fixtures answer input_required, and on a 2025 session the
+// go-sdk fulfils those by asking the client and calling again; a signed requestState survives the
+// round trip and a tampered one is refused with a JSON-RPC error.
+func TestInputRequiredFixtures(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	cs := session(t, New(ctx), &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada", "ok": true, "context": "kitchen"}}, nil
+		},
+	})
+	for tool, want := range map[string]string{
+		"test_input_required_result_elicitation":    "Hello, ada!",
+		"test_input_required_result_request_state":  "state-ok",
+		"test_input_required_result_tampered_state": "state-ok",
+	} {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool})
+		if err != nil || r.IsError || !strings.Contains(r.Content[0].(*mcp.TextContent).Text, want) {
+			t.Errorf("%s: %v %+v", tool, err, r)
+		}
+	}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_input_required_result_prompt"})
+	if err != nil || p.Messages[0].Content.(*mcp.TextContent).Text != "Context: kitchen" {
+		t.Errorf("prompt: %v %+v", err, p)
+	}
+
+	h := confirmWithState("tampered_state")
+	first, _ := h(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{}})
+	yes := mcp.InputResponseMap{"confirm": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}}
+	for _, tt := range []struct {
+		name, state string
+		ok          bool
+	}{
+		{"as issued", first.RequestState, true},
+		{"tampered", first.RequestState + "-TAMPERED", false},
+		{"another tool's", seal("request_state"), false},
+		{"unsigned", "tampered_state", false},
+	} {
+		r, err := h(ctx, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{RequestState: tt.state, InputResponses: yes}})
+		if (err == nil) != tt.ok || (tt.ok && r.Content == nil) {
+			t.Errorf("%s state: %v %+v", tt.name, err, r)
+		}
 	}
 }
