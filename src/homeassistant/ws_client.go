@@ -1,6 +1,8 @@
 package homeassistant
 
 import (
+	"github.com/hamcp/hamcp/src/internal/reconnect"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,21 +11,16 @@ import (
 	"time"
 )
 
-// connState is where the WebSocket loop is; callers use it to decide between waiting for a
-// connection and failing fast.
-type connState int
+// connState is where the live link is (shared with the other backends' links).
+type connState = reconnect.State
 
 const (
-	stateIdle connState = iota
-	stateConnecting
-	stateConnected
-	stateDown
-	stateClosed
+	stateIdle       = reconnect.Idle
+	stateConnecting = reconnect.Connecting
+	stateConnected  = reconnect.Connected
+	stateDown       = reconnect.Down
+	stateClosed     = reconnect.Closed
 )
-
-func (s connState) String() string {
-	return [...]string{"not_started", "connecting", "connected", "down", "closed"}[s]
-}
 
 type wsState struct {
 	mu      sync.Mutex

@@ -1,12 +1,13 @@
 package homeassistant
 
 import (
+	"github.com/hamcp/hamcp/src/internal/reconnect"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"sync"
 	"time"
 )
@@ -126,17 +127,7 @@ func (c *Client) bestEffortUnsubscribe(s *wsSession, id int64) {
 	_, _ = s.call(ctx, "unsubscribe_events", map[string]any{"subscription": id}, nil)
 }
 
-// backoff is exponential with "equal jitter": half the delay fixed, half random, so many
-// clients restarting with HA do not reconnect in lock-step.
+// backoff is the delay before reconnect attempt n, shared with the other backends' links.
 func (c *Client) backoff(attempt int) time.Duration {
-	d := c.backoffBase
-	for i := 0; i < attempt && d < c.backoffCap; i++ {
-		d *= 2
-	}
-	d = min(d, c.backoffCap)
-	half := d / 2
-	if half <= 0 {
-		return d
-	}
-	return half + rand.N(half+1)
+	return reconnect.Backoff(attempt, c.backoffBase, c.backoffCap)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,21 +13,19 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/hamcp/hamcp/src/internal/httpx"
+	"github.com/hamcp/hamcp/src/internal/reconnect"
 )
 
-type connState int
+// connState is where the live link is (shared with the other backends' links).
+type connState = reconnect.State
 
 const (
-	stateIdle connState = iota
-	stateConnecting
-	stateConnected
-	stateDown
-	stateClosed
+	stateIdle       = reconnect.Idle
+	stateConnecting = reconnect.Connecting
+	stateConnected  = reconnect.Connected
+	stateDown       = reconnect.Down
+	stateClosed     = reconnect.Closed
 )
-
-func (s connState) String() string {
-	return [...]string{"not_started", "connecting", "connected", "down", "closed"}[s]
-}
 
 // linkState is where the live event link is. While it is down every hub call fails at once
 // with ErrUnavailable: a rebooting hub takes minutes, and a tool call should not hang for them.
@@ -227,18 +224,9 @@ func (c *Client) attemptFailed(err error, attempt int) {
 	}
 }
 
-// backoff is exponential with full jitter on its upper half.
+// backoff is the delay before reconnect attempt n, shared with the other backends' links.
 func (c *Client) backoff(attempt int) time.Duration {
-	d := c.backoffBase
-	for i := 0; i < attempt && d < c.backoffCap; i++ {
-		d *= 2
-	}
-	d = min(d, c.backoffCap)
-	half := d / 2
-	if half <= 0 {
-		return d
-	}
-	return half + rand.N(half+1)
+	return reconnect.Backoff(attempt, c.backoffBase, c.backoffCap)
 }
 
 // connected publishes a working link.
