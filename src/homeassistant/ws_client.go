@@ -1,14 +1,14 @@
 package homeassistant
 
 import (
-	"github.com/hamcp/hamcp/src/internal/reconnect"
-
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/hamcp/hamcp/src/internal/reconnect"
 )
 
 // connState is where the live link is (shared with the other backends' links).

@@ -1,8 +1,6 @@
 package homeassistant
 
 import (
-	"github.com/hamcp/hamcp/src/internal/reconnect"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +8,8 @@ import (
 	"maps"
 	"sync"
 	"time"
+
+	"github.com/hamcp/hamcp/src/internal/reconnect"
 )
 
 // maxSubscriptionBacklog bounds undelivered events per subscription; a handler this far behind
