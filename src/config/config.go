@@ -28,6 +28,9 @@ type Config struct {
 	HAExternalURL      string        `opt:"ha_external_url" cmd:"serve,demo" help:"Home Assistant URL users' browsers reach for the OAuth login (default: HA's own external_url)"`
 	OAuthRedirectHosts []string      `opt:"oauth_redirect_hosts" cmd:"serve,demo" help:"hosts OAuth clients may redirect to (default: claude.ai, claude.com and loopback)"`
 	OAuthGrantLifetime time.Duration `opt:"oauth_grant_lifetime" cmd:"serve,demo" default:"2160h" validate:"min=1h" help:"how long an OAuth sign-in lasts at most, however often the client refreshes; then the user signs in again"`
+	// Client metadata documents come only from public addresses unless an administrator names the host here.
+	OAuthCIMDPrivateHosts []string `opt:"oauth_cimd_private_hosts" cmd:"serve,demo" help:"host:port of your own MCP clients on the local network whose client metadata documents (https client ids) may be fetched from a private address; every other host stays refused"`
+	OAuthCIMDCAFile       string   `opt:"oauth_cimd_ca_file" cmd:"serve,demo" help:"PEM file (e.g. /ssl/my-client-ca.pem) with the certificates, besides the system's, trusted for client metadata documents on oauth_cimd_private_hosts only"`
 
 	DataDir  string `opt:"data_dir" cmd:"serve,stdio" default:"/data" help:"directory for hamcp's own state (store, SSH host key)"`
 	LogLevel string `opt:"log_level" default:"info" validate:"oneof=debug info warning error" help:"log level"`
@@ -37,7 +40,7 @@ type Config struct {
 	ReadOnly      bool     `opt:"read_only" help:"expose only tools that change nothing"`
 
 	RateLimit      int           `opt:"rate_limit" cmd:"serve,demo" default:"100" validate:"min=0,max=100000" help:"requests per minute per client IP (0 disables)"`
-	AllowedOrigins []string      `opt:"allowed_origins" cmd:"serve,demo" help:"browser Origins allowed to call /mcp (comma-separated); other Origins get 403"`
+	AllowedOrigins []string      `opt:"allowed_origins" cmd:"serve,demo" default:"https://claude.ai,https://claude.com" help:"browser Origins allowed to call /mcp (comma-separated; Claude's web app is allowed by default, set an empty list to refuse it); other Origins get 403"`
 	TrustedProxies []string      `opt:"trusted_proxies" cmd:"serve,demo" help:"proxy IPs/CIDRs whose X-Forwarded-For is believed (the add-on's ingress is added automatically)"`
 	MaxResponseKB  int           `opt:"max_response_kb" default:"2048" validate:"min=8,max=8192" help:"largest single tool result in KB: a safety net above the tools' own defaults (lists page at 100 items, files read 1 MB)"`
 	BodyLimitKB    int           `opt:"body_limit_kb" cmd:"serve,demo" default:"4096" validate:"min=16,max=65536" help:"largest request body in KB"`
@@ -54,6 +57,8 @@ type Config struct {
 	// The Supervisor token is its own category, so that allowing commands never hands out the add-on's credential.
 	PermissionSupervisorToken string   `opt:"permission_supervisor_token" default:"ask" validate:"oneof=ask allow deny" help:"policy for giving a command the Supervisor token (ha_execute_command supervisor_token=true; the command permission is needed too)"`
 	CommandEnv                []string `opt:"command_env" help:"more environment variables commands inherit (comma-separated names) besides PATH, HOME, LANG, TZ, TERM; hamcp's tokens cannot be listed"`
+	// confirm=true is the model's word; only these classes take it instead of the user's answer.
+	ConfirmTrusted []string `opt:"confirm_trusted" default:"change" help:"kinds of action for which the assistant's confirm=true is enough (comma-separated: lock, alarm, garage, restart, delete, change); the others are confirmed by the user in their client, on the approval page or in the panel"`
 
 	SSHPort           int    `opt:"ssh_port" cmd:"serve,demo" default:"2222" validate:"min=0,max=65535" help:"SSH port for stdio-over-SSH (off unless keys are set)"`
 	SSHAuthorizedKeys string `opt:"ssh_authorized_keys" cmd:"serve,demo" help:"OpenSSH public keys allowed to connect, one per line"`

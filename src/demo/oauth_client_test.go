@@ -3,6 +3,7 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"html"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/sim"
 )
 
@@ -252,20 +255,39 @@ func nodeWithSDK(t *testing.T) (node, modules string) {
 // Origin (allowed by default: it used to get 403 before the 401 that starts OAuth), the connector
 // URL is tried with and without a trailing slash (/mcp/ used to sign in and then get 404), and an
 // unknown method inside the session is an MCP error (-32601), not a transport failure.
+//
+// With a client ID metadata document (CIMD) the SDK's client id is an https URL. Its document is
+// served from loopback with a self-signed certificate, as a household's own client on the LAN
+// would be, so the demo lists exactly that host:port in oauth_cimd_private_hosts and trusts the
+// certificate through oauth_cimd_ca_file; hamcp still refuses every other private address.
 func TestOAuthWithTypeScriptClient(t *testing.T) {
 	node, modules := nodeWithSDK(t)
-	for _, tt := range []struct{ path, origin string }{
-		{"/mcp", "https://claude.ai"},
-		{"/mcp/", "https://claude.com"},
+	for _, tt := range []struct {
+		name, path, origin string
+		cimd               bool
+	}{
+		{"DCR/mcp", "/mcp", "https://claude.ai", false},
+		{"DCR/mcp/", "/mcp/", "https://claude.com", false},
+		{"CIMD/mcp", "/mcp", "https://claude.ai", true},
+		{"CIMD/mcp/", "/mcp/", "https://claude.ai", true},
 	} {
-		t.Run(tt.path, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := startDemo(t, nil)
+			var doc *metadataDocument
+			mutate := func(*config.Config) {}
+			if tt.cimd {
+				doc = serveClientMetadata(t)
+				mutate = doc.configure
+			}
+			e := startDemo(t, mutate)
 			admin, guest := e.d.Info.Logins[0], e.d.Info.Logins[1]
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, node, "testdata/oauth_client.cjs", e.url+tt.path, admin.Username, admin.Password, guest.Username, guest.Password)
 			cmd.Env = append(os.Environ(), "NODE_PATH="+modules, "MCP_ORIGIN="+tt.origin)
+			if doc != nil {
+				cmd.Env = append(cmd.Env, "MCP_CLIENT_METADATA_URL="+doc.id)
+			}
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			out, err := cmd.Output()
@@ -273,7 +295,7 @@ func TestOAuthWithTypeScriptClient(t *testing.T) {
 				t.Fatalf("oauth_client.cjs: %v\n%s\n%s", err, stderr.String(), out)
 			}
 			var got struct {
-				Iss                              string
+				Iss, ClientID                    string
 				AdminState                       bool
 				ToolsBefore, ToolsAfter          int
 				UnknownMethod                    any
@@ -290,6 +312,10 @@ func TestOAuthWithTypeScriptClient(t *testing.T) {
 			switch {
 			case got.Iss != e.url || !got.AdminState || got.ToolsBefore == 0:
 				t.Fatalf("sign-in: %+v", got)
+			case doc != nil && (got.ClientID != doc.id || doc.fetches.Load() == 0):
+				t.Fatalf("CIMD: the client signed in as %q after %d fetches of %s", got.ClientID, doc.fetches.Load(), doc.id)
+			case doc == nil && strings.HasPrefix(got.ClientID, "http"):
+				t.Fatalf("DCR: the client id is a URL: %q", got.ClientID)
 			case got.UnknownMethod != float64(-32601) || got.ToolsAfterUnknown != got.ToolsBefore:
 				t.Fatalf("unknown method in the session: %v (tools after: %d)", got.UnknownMethod, got.ToolsAfterUnknown)
 			case !got.SameAccess || !got.SameRefresh || !got.Rotated || got.ToolsAfter != got.ToolsBefore || !got.RefreshAfter:
@@ -299,4 +325,45 @@ func TestOAuthWithTypeScriptClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// metadataDocument is the TypeScript client's client ID metadata document, served over https
+// from loopback with httptest's self-signed certificate.
+type metadataDocument struct {
+	id      string // https://127.0.0.1:PORT/ts-client.json, the client id
+	host    string // 127.0.0.1:PORT
+	caFile  string // the server's certificate as PEM
+	fetches atomic.Int32
+}
+
+func serveClientMetadata(t *testing.T) *metadataDocument {
+	t.Helper()
+	d := &metadataDocument{}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/ts-client.json" {
+			http.NotFound(w, r)
+			return
+		}
+		d.fetches.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"client_id": d.id, "client_name": "Claude (TypeScript SDK, CIMD)",
+			// The script's redirect URI (oauth_client.cjs).
+			"redirect_uris": []string{"http://127.0.0.1:33418/callback"}, "token_endpoint_auth_method": "none",
+			"grant_types": []string{"authorization_code", "refresh_token"}, "response_types": []string{"code"},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	d.host = srv.Listener.Addr().String()
+	d.id = "https://" + d.host + "/ts-client.json"
+	d.caFile = filepath.Join(t.TempDir(), "client-ca.pem")
+	if err := os.WriteFile(d.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func (d *metadataDocument) configure(c *config.Config) {
+	c.OAuthCIMDPrivateHosts = []string{d.host}
+	c.OAuthCIMDCAFile = d.caFile
 }

@@ -79,7 +79,7 @@ func (s *Server) checkCIMDClientID(id string) (*url.URL, error) {
 	host := strings.ToLower(u.Hostname())
 	switch {
 	case u.Scheme == "https":
-		if !s.allowed[host] && !s.cimdHTTP[strings.ToLower(u.Host)] {
+		if !s.allowed[host] && !s.cimdHTTP[strings.ToLower(u.Host)] && !s.cimdPrivate.hasURL(u) {
 			return nil, fmt.Errorf("client_id host %q is not an allowed client host; add it to the allowed redirect hosts option if you trust this client", host)
 		}
 	case u.Scheme == "http" && s.cimdHTTP[strings.ToLower(u.Host)]:
@@ -125,8 +125,13 @@ func (s *Server) fetchCIMD(ctx context.Context, id string) (*client, error) {
 }
 
 func (s *Server) loadCIMD(ctx context.Context, id string) (*client, time.Duration, error) {
-	if _, err := s.checkCIMDClientID(id); err != nil {
+	u, err := s.checkCIMDClientID(id)
+	if err != nil {
 		return nil, 0, err
+	}
+	fetcher := s.cimdClient
+	if s.cimdPrivate.hasURL(u) {
+		fetcher = s.cimdPrivateClient
 	}
 	ctx, cancel := context.WithTimeout(ctx, cimdTimeout)
 	defer cancel()
@@ -135,7 +140,7 @@ func (s *Server) loadCIMD(ctx context.Context, id string) (*client, time.Duratio
 		return nil, 0, err
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := s.cimdClient.Do(req)
+	resp, err := fetcher.Do(req)
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			return nil, 0, err

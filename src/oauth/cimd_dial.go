@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -68,26 +70,35 @@ func publicAddr(a netip.Addr) bool {
 
 // checkDialAddress is the dialer's Control: address is the resolved "ip:port" about to be used.
 func checkDialAddress(network, address string, allowLoopback bool) error {
-	switch network {
-	case "tcp", "tcp4", "tcp6":
-	default:
-		return fmt.Errorf("%w: network %s", errAddressRefused, network)
-	}
-	ap, err := netip.ParseAddrPort(address)
+	a, err := dialAddr(network, address)
 	if err != nil {
-		return fmt.Errorf("%w: %q", errAddressRefused, address)
+		return err
 	}
-	a := ap.Addr().WithZone("").Unmap()
 	if publicAddr(a) || (allowLoopback && a.IsLoopback()) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s", errAddressRefused, a)
 }
 
+// dialAddr is the resolved TCP address a dialer's Control is asked about, unmapped and unzoned.
+func dialAddr(network, address string) (netip.Addr, error) {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+	default:
+		return netip.Addr{}, fmt.Errorf("%w: network %s", errAddressRefused, network)
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("%w: %q", errAddressRefused, address)
+	}
+	return ap.Addr().WithZone("").Unmap(), nil
+}
+
 // cimdHTTPClient is the client for metadata documents: the configured client's TLS settings, but
 // its own dialer with the address check, no proxy (a proxy would connect on hamcp's behalf to an
-// address nobody checked) and no redirects.
-func (s *Server) cimdHTTPClient() *http.Client {
+// address nobody checked) and no redirects. With private set it is the fetcher for the listed
+// hosts only (cimd_private.go): it refuses to dial any other name, and trusts roots if given.
+func (s *Server) cimdHTTPClient(private privateHosts, roots *x509.CertPool) *http.Client {
 	var tr *http.Transport
 	if base, ok := s.o.HTTPClient.Transport.(*http.Transport); ok {
 		tr = base.Clone()
@@ -95,14 +106,25 @@ func (s *Server) cimdHTTPClient() *http.Client {
 		tr = http.DefaultTransport.(*http.Transport).Clone()
 	}
 	allowLoopback := s.o.cimdAllowLoopback
-	d := &net.Dialer{
-		Timeout: cimdTimeout,
-		Control: func(network, address string, _ syscall.RawConn) error {
-			return checkDialAddress(network, address, allowLoopback)
-		},
+	check := func(network, address string, _ syscall.RawConn) error {
+		return checkDialAddress(network, address, allowLoopback)
 	}
+	if private != nil {
+		check = func(network, address string, _ syscall.RawConn) error { return privateDialAddr(network, address) }
+		if roots != nil {
+			tr.TLSClientConfig = tr.TLSClientConfig.Clone()
+			if tr.TLSClientConfig == nil {
+				tr.TLSClientConfig = &tls.Config{}
+			}
+			tr.TLSClientConfig.RootCAs = roots
+		}
+	}
+	d := &net.Dialer{Timeout: cimdTimeout, Control: check}
 	tr.Proxy = nil
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if private != nil && !private.hasDialAddr(addr) {
+			return nil, fmt.Errorf("%w: %s is not a listed private client host", errAddressRefused, addr)
+		}
 		return d.DialContext(ctx, network, addr)
 	}
 	tr.DialTLSContext = nil

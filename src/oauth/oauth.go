@@ -55,6 +55,14 @@ type Options struct {
 	// plain http. Only for tests and development; real client ids are https URLs. The address check
 	// (public addresses only, cimd_dial.go) applies all the same.
 	CIMDAllowHTTPHosts []string
+	// CIMDPrivateHosts are host:port values (a bare host means port 443) of the household's own
+	// MCP clients whose https metadata documents may be fetched from private addresses; every
+	// other client id URL is only fetched from a public address (cimd_private.go). Only an
+	// administrator sets this, never a client.
+	CIMDPrivateHosts []string
+	// CIMDRootCAs are PEM certificates trusted, besides the system's, for documents on
+	// CIMDPrivateHosts only.
+	CIMDRootCAs string
 
 	// cimdAllowLoopback lets metadata documents come from loopback addresses. Only tests in this
 	// package set it (their document servers listen on 127.0.0.1); nothing outside can.
@@ -93,8 +101,11 @@ type Server struct {
 	logins     *logins
 	cimd       *cimdCache
 	cimdClient *http.Client
-	limits     quotaLimits
-	lastSweep  atomic.Int64
+	// cimdPrivate are the listed private client hosts, fetched by cimdPrivateClient.
+	cimdPrivate       privateHosts
+	cimdPrivateClient *http.Client
+	limits            quotaLimits
+	lastSweep         atomic.Int64
 }
 
 // New checks the options and returns a server. Every error names the option and what to do.
@@ -133,6 +144,17 @@ func New(o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	cimdPrivate, err := newPrivateHosts(o.CIMDPrivateHosts)
+	if err != nil {
+		return nil, err
+	}
+	cimdRootPool, err := cimdRoots(o.CIMDRootCAs)
+	if err != nil {
+		return nil, err
+	}
+	if cimdRootPool != nil && len(cimdPrivate) == 0 {
+		return nil, &FieldError{Field: "CIMDRootCAs", Reason: "only applies to the listed private client hosts (CIMDPrivateHosts), and none is listed: list the client's host:port too"}
+	}
 	if o.AccessTTL <= 0 {
 		o.AccessTTL = defaultAccessTTL
 	}
@@ -166,7 +188,10 @@ func New(o Options) (*Server, error) {
 		allowed: allowed, cimdHTTP: cimdHTTP,
 		logins: newLogins(), cimd: newCIMDCache(),
 	}
-	s.cimdClient = s.cimdHTTPClient()
+	s.cimdClient = s.cimdHTTPClient(nil, nil)
+	if len(cimdPrivate) > 0 {
+		s.cimdPrivate, s.cimdPrivateClient = cimdPrivate, s.cimdHTTPClient(cimdPrivate, cimdRootPool)
+	}
 	s.limits = o.limits.withDefaults()
 	s.logins.max, s.logins.perAddr = s.limits.logins, s.limits.loginsPerAddr
 	return s, nil

@@ -1,5 +1,6 @@
 // Connects to hamcp with the official TypeScript SDK's OAuth client, as Claude and mcp-remote do:
-// discovery from the 401, dynamic client registration, the Home Assistant login and hamcp's
+// discovery from the 401, dynamic client registration (or, with $MCP_CLIENT_METADATA_URL, a client
+// id that is that https URL: a client ID metadata document), the Home Assistant login and hamcp's
 // consent page (played by a small cookie-keeping browser below), the code exchange, MCP calls,
 // then two refreshes with the same refresh token at once. Then a non-administrator's login, which
 // must come back to the client with error=access_denied.
@@ -15,6 +16,7 @@ const { McpError, ResultSchema } = require('@modelcontextprotocol/sdk/types.js')
 const [mcpURL, adminUser, adminPass, guestUser, guestPass] = process.argv.slice(2);
 const redirectURL = 'http://127.0.0.1:33418/callback';
 const origin = process.env.MCP_ORIGIN || '';
+const clientMetadataURL = process.env.MCP_CLIENT_METADATA_URL || undefined;
 
 // claudeFetch is the client's fetch: the browser of claude.ai adds its Origin to every request.
 function claudeFetch(url, init = {}) {
@@ -84,6 +86,8 @@ async function signIn(authURL, user, pass) {
 class Provider {
   constructor() { this.info = undefined; this.toks = undefined; this.verifier = ''; this.back = undefined; this.user = ''; this.pass = ''; }
   get redirectUrl() { return redirectURL; }
+  // The SDK uses it as the client id when hamcp advertises client_id_metadata_document_supported.
+  get clientMetadataUrl() { return clientMetadataURL; }
   get clientMetadata() {
     return { client_name: 'Claude (TypeScript SDK)', redirect_uris: [redirectURL], grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'], token_endpoint_auth_method: 'none' };
@@ -118,6 +122,7 @@ let mcpBase;
   const code = p.result.back.searchParams.get('code');
   out.adminState = p.result.back.searchParams.get('state') === p.st;
   out.iss = p.result.back.searchParams.get('iss');
+  out.clientId = p.info.client_id;
   await transport.finishAuth(code);
   client = new Client({ name: 'claude-ts', version: '1.0.0' });
   await client.connect(transportFor(p));
