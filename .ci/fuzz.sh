@@ -22,6 +22,7 @@ guards=(
   "./src/permission FuzzByLink"
   "./src/oauth FuzzRedirectURI"
   "./src/oauth FuzzDialAddressCheck"
+  "./src/oauth FuzzPrivateHosts"
   "./src/tools/hatools FuzzConfigPath"
   "./src/app FuzzFinishing"
   "./src/panel FuzzTrustedPeer"
@@ -31,6 +32,7 @@ guards=(
   "./src/hubitat FuzzParseEvent"
   "./src/hubitat FuzzParseDevice"
   "./src/hubitat FuzzAdminReply"
+  "./src/loadgen FuzzSSEReader"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT

@@ -14,7 +14,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/src/approval"
 	"github.com/hamcp/hamcp/src/authn"
+	"github.com/hamcp/hamcp/src/command"
+	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
@@ -24,6 +27,7 @@ import (
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
+	"github.com/hamcp/hamcp/src/tools/conformance"
 	"github.com/hamcp/hamcp/src/tools/dbtools"
 	"github.com/hamcp/hamcp/src/tools/fstools"
 	"github.com/hamcp/hamcp/src/tools/hatools"
@@ -41,7 +45,7 @@ type App struct {
 	HA          *homeassistant.Client
 	Store       *store.Store
 	Permissions *permission.Manager
-	Owners      *permtools.Owners
+	Approvals   *approval.Page // the page the links in permission requests open
 	Files       *fsguard.FS
 	Supervisor  *supervisor.Client // nil outside the add-on
 	Registry    *toolkit.Registry
@@ -49,6 +53,13 @@ type App struct {
 
 	cancel  context.CancelFunc
 	closers []func() error
+	// haDirect is Home Assistant's own URL, where users' tokens are checked and OAuth codes
+	// exchanged (haDirectURL).
+	haDirect string
+	// Resources, prompts and completions beyond Home Assistant's (EnableConformance).
+	extensions  []mcpserver.Extension
+	completions []*completion.Set
+	panel       panelState // what the hamcp panel shows about the transports (panel.go)
 }
 
 // Options are what the caller decides beyond the Config.
@@ -76,15 +87,15 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	ha.Start(runCtx)
-	a := &App{Config: cfg, Logger: logger, HA: ha, cancel: cancel}
+	a := &App{Config: cfg, Logger: logger, HA: ha, cancel: cancel, haDirect: haDirectURL(ctx, cfg, logger)}
 	a.closers = append(a.closers, ha.Close)
 
-	st, pm, err := openPermissions(cfg, ha, a)
+	st, pm, page, err := openPermissions(cfg, ha, a)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
-	a.Store, a.Permissions, a.Owners = st, pm, &permtools.Owners{}
+	a.Store, a.Permissions, a.Approvals = st, pm, page
 	// The manager flushes its audit queue into the store, so it closes first (closers run in reverse).
 	a.closers = append(a.closers, st.Close, pm.Close)
 
@@ -106,35 +117,62 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	}
 
 	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files}
-	a.Registry = toolkit.NewRegistry()
-	a.Registry.Add(hatools.Tools(deps)...)
-	a.Registry.Add(permtools.Tools(pm, st)...)
-	a.Registry.Add(fstools.Tools(files)...)
-	a.Registry.Add(dbtools.Tools(dbtools.Deps{DB: a.recorder(), HA: ha})...)
-	a.Registry.Add(systools.Tools(systools.Deps{Files: files, HA: ha, Supervisor: a.Supervisor})...)
+	if err := command.CheckEnvNames(cfg.CommandEnv); err != nil {
+		a.Close()
+		return nil, &config.Error{Option: "command_env", Source: "configuration", Value: strings.Join(cfg.CommandEnv, ","), Reason: err.Error()}
+	}
+	trusted, err := confirmTrusted(cfg.ConfirmTrusted)
+	if err != nil {
+		a.Close()
+		return nil, &config.Error{Option: "confirm_trusted", Source: "configuration", Value: strings.Join(cfg.ConfirmTrusted, ","), Reason: err.Error()}
+	}
+	// Commands end on SIGTERM (ctx) or Close, whichever comes first, with everything they started.
+	cmdStop, stopCommands := context.WithCancel(ctx)
+	a.closers = append(a.closers, func() error { stopCommands(); return nil })
+	a.Registry = registry(deps, pm, st, files, dbtools.Deps{DB: a.recorder(), HA: ha},
+		systools.Deps{Files: files, HA: ha, Supervisor: a.Supervisor, Stop: cmdStop, CommandEnv: cfg.CommandEnv, SupervisorToken: cfg.SupervisorToken})
 
 	a.Builder = mcpserver.New(mcpserver.Options{
-		Name:     "hamcp",
-		Version:  Version,
-		Registry: a.Registry,
-		Filter:   toolkit.Filter{Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Disabled: cfg.DisabledTools},
-		Env:      &toolkit.Env{MaxResponseBytes: cfg.MaxResponseKB << 10, Logger: logger, Gate: permtools.Gate{M: pm, Owners: a.Owners}},
-		SessionEnded: func(key string) {
-			pm.EndSession(key)
-			a.Owners.Forget(key)
-		},
+		Name:         "hamcp",
+		Version:      Version,
+		Registry:     a.Registry,
+		Filter:       toolkit.Filter{Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Disabled: cfg.DisabledTools},
+		Env:          &toolkit.Env{MaxResponseBytes: cfg.MaxResponseKB << 10, Logger: logger, Gate: permtools.Gate{M: pm}, ConfirmTrusted: trusted},
+		SessionEnded: pm.EndSession,
 		// The SDK logs every resource notification at info; only its warnings are worth keeping.
 		Logger:      slog.New(levelFloor{logger.Handler(), slog.LevelWarn}),
-		Extensions:  []mcpserver.Extension{hatools.Resources(deps), hatools.Prompts},
-		Completion:  hatools.Complete(deps),
+		Extensions:  []mcpserver.Extension{hatools.Resources(deps), hatools.Prompts, a.installExtensions},
+		Completion:  a.complete,
 		Subscribe:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		Unsubscribe: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
+	a.completions = []*completion.Set{hatools.Completions(deps)}
 	if err := a.checkToolsets(); err != nil {
 		a.Close()
-		return nil, err
+		return nil, cfg.Explain(err)
 	}
 	return a, nil
+}
+
+// EnableConformance adds the conformance suite's fixture toolset, resources and prompts
+// (`hamcp demo --conformance`). Call it before serving: servers are built on first use.
+func (a *App) EnableConformance() {
+	ctx, stop := context.WithCancel(context.Background())
+	a.closers = append(a.closers, func() error { stop(); return nil })
+	f := conformance.New(ctx)
+	a.Registry.Add(f.Tools()...)
+	a.extensions = append(a.extensions, f.Install)
+	a.completions = append(a.completions, conformance.Completions())
+}
+
+func (a *App) installExtensions(s *mcp.Server, readOnly bool) {
+	for _, ext := range a.extensions {
+		ext(s, readOnly)
+	}
+}
+
+func (a *App) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return completion.Handler(a.completions...)(ctx, req)
 }
 
 func (a *App) checkToolsets() error {
@@ -151,6 +189,23 @@ func (a *App) checkToolsets() error {
 		}
 	}
 	return nil
+}
+
+// registry is every tool hamcp has; DOCS.md's tool → grant table is checked against it (grants_docs_test.go).
+func registry(ha hatools.Deps, pm *permission.Manager, st *store.Store, files *fsguard.FS, db dbtools.Deps, sys systools.Deps) *toolkit.Registry {
+	r := toolkit.NewRegistry()
+	r.Add(hatools.Tools(ha)...)
+	r.Add(permtools.Tools(pm, st)...)
+	r.Add(fstools.Tools(files)...)
+	r.Add(dbtools.Tools(db)...)
+	r.Add(systools.Tools(sys)...)
+	return r
+}
+
+// Toolsets lists the names of hamcp's toolsets (the accepted values of the toolsets option),
+// from tools declared without backends: declaring a tool reaches none.
+func Toolsets() []string {
+	return registry(hatools.Deps{}, nil, nil, nil, dbtools.Deps{}, systools.Deps{}).Toolsets()
 }
 
 // Close stops background work and releases resources.
@@ -185,11 +240,12 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 		_, n, _ := net.ParseCIDR("172.30.32.2/32")
 		proxies = append(proxies, n)
 	}
-	verifier, err := a.verifiers(checkerFor(a.Config.TokenCheckURL(), a.Logger))
+	verifier, err := a.verifiers(checkerFor(a.haDirect, a.Logger))
 	if err != nil {
 		return nil, err
 	}
-	var mounts []func(*echo.Echo)
+	mounts := []func(*echo.Echo){a.Approvals.Mount}
+	a.startApprovals(a.Config.ExternalURL, nil)
 	resourceMetadata := ""
 	if a.Config.ExternalURL != "" {
 		o, err := a.oauthServer()
@@ -212,7 +268,7 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 		TrustedProxies:      proxies,
 		BodyLimit:           int64(a.Config.BodyLimitKB) << 10,
 		Health:              []httpserver.HealthCheck{{Name: "home_assistant", Check: a.haHealth}},
-		MountAuthed:         []func(g *echo.Group){approvalRoutes(a.Permissions, a.Owners)},
+		MountAuthed:         []func(g *echo.Group){requestRoutes(a.Permissions)},
 		Mount:               mounts,
 		ResourceMetadataURL: resourceMetadata,
 		Ingress:             a.Config.InAddon(),
@@ -238,17 +294,24 @@ func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, o Options) error {
 	if err != nil {
 		return err
 	}
+	a.startApprovals("", ln.Addr()) // without external_url, the page is where hamcp listens
+	addr := ln.Addr().String()
+	a.panel.httpAddr.Store(&addr)
+	a.serveIngress(ctx) // the sidebar panel, in the add-on only
 	return srv.Serve(ctx, ln, a.Config.ShutdownGrace)
 }
 
-// ServeStdio serves one MCP session over in/out (stdin/stdout, or an SSH channel) until the
-// peer closes or ctx ends.
+// ServeStdio serves one MCP session over in/out (stdin/stdout) until the peer closes or ctx ends.
 func (a *App) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := a.Builder.Server(false).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
-	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	return a.ServeConn(ctx, in, out, "")
+}
+
+// ServeConn serves one MCP session over in/out under the grant key the transport chose for the
+// connection ("" draws a random one). When it returns, the session's grants have ended.
+func (a *App) ServeConn(ctx context.Context, in io.ReadCloser, out io.WriteCloser, key string) error {
+	// Requests read before the input ends are answered before the session ends (stdio.go).
+	f := newFinishing(in, out, a.Config.ShutdownGrace)
+	return a.Builder.Run(ctx, false, &mcp.IOTransport{Reader: f, Writer: f}, key)
 }
 
 func isLoopback(addr net.Addr) bool {

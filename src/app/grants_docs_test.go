@@ -2,8 +2,6 @@ package app
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,24 +43,5 @@ func grantTable() string {
 }
 
 func TestDocsGrantTable(t *testing.T) {
-	path := filepath.Join("..", "..", "DOCS.md")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(raw)
-	i, j := strings.Index(doc, grantsBegin), strings.Index(doc, grantsEnd)
-	if i < 0 || j < i {
-		t.Fatalf("DOCS.md has no generated tool → grant table between %q and %q", grantsBegin, grantsEnd)
-	}
-	want := grantTable()
-	if got := doc[i+len(grantsBegin)+1 : j]; got != want {
-		if os.Getenv("UPDATE_DOCS") == "1" {
-			if err := os.WriteFile(path, []byte(doc[:i+len(grantsBegin)+1]+want+doc[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("DOCS.md's tool → grant table differs from the tools' declarations; run UPDATE_DOCS=1 go test ./src/app -run TestDocsGrantTable.\nwant:\n%s", want)
-	}
+	checkDocsBlock(t, grantsBegin, grantsEnd, grantTable(), "TestDocsGrantTable")
 }

@@ -38,6 +38,8 @@ func (a *App) ServeSSH(ctx context.Context, listen string) (addr string, wait fu
 		return "", nil, &config.Error{Option: "ssh_port", Source: "configuration", Value: strconv.Itoa(a.Config.SSHPort), Reason: err.Error()}
 	}
 	a.Logger.Info("SSH server listening", "addr", ln.Addr().String(), "host_key", srv.HostKeyFingerprint())
+	sshAddr := ln.Addr().String()
+	a.panel.sshAddr.Store(&sshAddr)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
 	return ln.Addr().String(), func() error {

@@ -7,26 +7,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/panel"
 	"github.com/hamcp/hamcp/src/sim"
 )
 
 // Info is what a demo prints and writes to --info-file for scripts and tests.
 type Info struct {
-	MCPURL     string      `json:"mcp_url,omitempty"`
-	Token      string      `json:"token"`
-	HAURL      string      `json:"ha_url"`
-	HAToken    string      `json:"ha_token"`
-	SandboxDir string      `json:"sandbox_dir"`
-	Recorder   string      `json:"recorder_db"`
-	Supervisor string      `json:"supervisor_url"`
-	UserToken  string      `json:"user_token"`
-	SSH        string      `json:"ssh_addr,omitempty"`
-	Logins     []sim.Login `json:"logins"`
+	MCPURL     string `json:"mcp_url,omitempty"`
+	Token      string `json:"token"`
+	HAURL      string `json:"ha_url"`
+	HAToken    string `json:"ha_token"`
+	SandboxDir string `json:"sandbox_dir"`
+	Recorder   string `json:"recorder_db"`
+	Supervisor string `json:"supervisor_url"`
+	UserToken  string `json:"user_token"`
+	SSH        string `json:"ssh_addr,omitempty"`
+	// PanelURL is the hamcp panel, served on loopback as a demo user (the add-on serves it to Home
+	// Assistant's sidebar through ingress).
+	PanelURL string      `json:"panel_url,omitempty"`
+	Logins   []sim.Login `json:"logins"`
 }
 
 // Demo is a running simulated home with hamcp wired to it.
@@ -35,6 +41,8 @@ type Demo struct {
 	App     *app.App
 	Info    Info
 	cleanup func()
+	// stopPanel stops the panel's listener; set by servePanel.
+	stopPanel func()
 }
 
 // Start starts the simulated home and a hamcp App against it. cfg comes from the usual
@@ -54,6 +62,8 @@ func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog
 	c.SupervisorURL = home.SupervisorURL()
 	c.SupervisorToken = home.SupervisorToken()
 	c.FSBase = home.Sandbox().Root
+	// The demo serves its panel on loopback itself (servePanel), not on the add-on's ingress port.
+	c.IngressListen = ""
 	// hamcp's own data (store, trash) must lie outside every root the file tools reach.
 	var cleanup func()
 	if dir == "" {
@@ -76,10 +86,38 @@ func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog
 		cleanup()
 		return nil, err
 	}
-	return &Demo{Home: home, App: a, cleanup: cleanup, Info: Info{
+	d := &Demo{Home: home, App: a, cleanup: cleanup, Info: Info{
 		Token: home.Token(), HAURL: home.URL(), HAToken: home.Token(), SandboxDir: home.Sandbox().Root,
 		Recorder: home.RecorderPath(), Supervisor: home.SupervisorURL(), UserToken: home.UserToken(), Logins: home.Logins(),
-	}}, nil
+	}}
+	if err := d.servePanel(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// DemoUser is who the demo's panel takes its visitor for: in the add-on, Home Assistant's ingress
+// names the user instead.
+var DemoUser = panel.User{ID: "demo-user-0001", Name: "demo", DisplayName: "Demo Administrator"}
+
+// servePanel serves the hamcp panel on a loopback port, answering loopback only, as DemoUser.
+func (d *Demo) servePanel(ctx context.Context) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("the demo's panel: %w", err)
+	}
+	pctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := d.App.ServePanel(pctx, ln, app.PanelOptions{AllowLoopback: true, DemoUser: &DemoUser, PollEvery: 500 * time.Millisecond}); err != nil {
+			d.App.Logger.Error("the demo's panel stopped", "err", err)
+		}
+	}()
+	d.stopPanel = func() { stop(); <-done }
+	d.Info.PanelURL = "http://" + ln.Addr().String() + "/"
+	return nil
 }
 
 // WriteInfo writes the info JSON atomically, so a reader polling for the file never sees half of it.
@@ -97,6 +135,9 @@ func (d *Demo) WriteInfo(path string) error {
 
 // Close stops hamcp and the simulated home.
 func (d *Demo) Close() error {
+	if d.stopPanel != nil {
+		d.stopPanel()
+	}
 	err := d.App.Close()
 	if cerr := d.Home.Close(); err == nil {
 		err = cerr

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/internal/nodump"
 )
 
 const usage = `hamcp — a Model Context Protocol server for Home Assistant
@@ -40,6 +41,14 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
+	switch os.Args[1] {
+	case "serve", "stdio", "demo":
+		// Before any command can run: keep hamcp's environment (the Supervisor token, HA_TOKEN)
+		// and memory out of reach of the shell commands the user allows (see src/internal/nodump).
+		if perr := nodump.Protect(); perr != nil {
+			fmt.Fprintln(os.Stderr, "hamcp: warning:", perr)
+		}
+	}
 	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
 	case "serve":
 		err = serve(ctx, args)
