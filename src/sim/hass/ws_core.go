@@ -24,7 +24,7 @@ type renderEvent struct {
 func init() {
 	wsCommands = map[string]wsCommand{
 		"config/auth/list": {admin: true, handle: handleAuthList},
-		"ping": {handle: func(c *wsConn, id int64, m map[string]any) { c.send(pongFrame{ID: id, Type: "pong"}) }},
+		"ping":             {handle: func(c *wsConn, id int64, m map[string]any) { c.send(pongFrame{ID: id, Type: "pong"}) }},
 		"supported_features": {schema: schema{{name: "features", req: true, kind: "dict"}}, handle: func(c *wsConn, id int64, m map[string]any) {
 			f, _ := m["features"].(map[string]any)
 			c.mu.Lock()
