@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -191,6 +192,7 @@ func (c *Config) withDefaults() {
 	if c.SSELinger == 0 {
 		c.SSELinger = time.Second
 	}
+	c.Calls = slices.Clone(c.Calls) // the caller's slice stays theirs (and safe to share between runs)
 	for i := range c.Calls {
 		if c.Calls[i].Weight == 0 {
 			c.Calls[i].Weight = 1

@@ -149,8 +149,6 @@ func (c *httpConn) send(ctx context.Context, method string, body []byte) (int, s
 	return resp.StatusCode, string(b), nil
 }
 
-func (c *httpConn) close() {}
-
 // call POSTs one request and waits for its answer, as JSON or as an SSE stream.
 func (c *httpConn) call(parent context.Context, body []byte, id int64) outcome {
 	ctx, cancel := context.WithTimeout(parent, c.s.timeout)

@@ -251,7 +251,12 @@ func faultyServer(t *testing.T, sse bool) string {
 			w.Header().Set("Content-Type", "application/json")
 			io.WriteString(w, `{"jsonrpc":"2.0","id":"nope","result":{}}`)
 		case "slow":
-			time.Sleep(300 * time.Millisecond)
+			// Answer only after the client gave up, so the call is a timeout however loaded the
+			// machine is; the other kinds get the whole client timeout to fail their own way.
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
 			answer(`"result":{"content":[]}`)
 		}
 	}))
@@ -273,7 +278,7 @@ func TestRunCountsErrorsByKind(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			rep, err := loadgen.Run(context.Background(), loadgen.Config{Mode: mode, URL: faultyServer(t, mode == loadgen.ModeSession),
-				Calls: calls, Concurrency: 4, Count: 70, Timeout: 100 * time.Millisecond})
+				Calls: calls, Concurrency: 4, Count: 70, Timeout: 500 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
