@@ -43,6 +43,19 @@ func fsError(err error) error {
 	return &toolkit.Error{Code: "filesystem_error", Message: msg}
 }
 
+// namePathField points a path error at the argument that held the path, for tools whose path
+// arguments are not called "path" (ha_move_file's from and to), so the model knows which to fix.
+func namePathField(te, err error, fields map[string]string) error {
+	var pe *fsguard.PathError
+	var e *toolkit.Error
+	if errors.As(err, &pe) && errors.As(te, &e) && e.Field == "path" {
+		if name, ok := fields[pe.Path]; ok {
+			e.Field = name
+		}
+	}
+	return te
+}
+
 type readArgs struct {
 	Path     string `json:"path" jsonschema:"file path under an allowed root, e.g. /config/configuration.yaml (relative paths are under /config)" validate:"required" example:"/config/configuration.yaml"`
 	Encoding string `json:"encoding,omitempty" jsonschema:"text (default) or base64 for binary files" validate:"omitempty,oneof=text base64"`
@@ -266,7 +279,7 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 		Summary:     func(a moveArgs) string { return a.From + " -> " + a.To },
 		Handler: func(ctx context.Context, c *toolkit.Call, a moveArgs) (map[string]string, error) {
 			if err := f.Move(a.From, a.To, a.Overwrite); err != nil {
-				return nil, fsError(err)
+				return nil, namePathField(fsError(err), err, map[string]string{a.From: "from", a.To: "to"})
 			}
 			return map[string]string{"from": a.From, "to": a.To}, nil
 		},
