@@ -75,14 +75,18 @@ func optionName(c Category) string {
 var defaultWarnings = map[Category]string{
 	Filesystem: "Filesystem access lets the assistant read, create, overwrite, move and delete files in Home " +
 		"Assistant's folders (/config, /homeassistant, /ssl, /backup, /share, /media, /addons, /addon_configs), " +
-		"including secrets.yaml, certificates and backups. Overwritten and deleted files are kept in a trash for " +
-		"recovery; system folders (/etc, /usr, /bin, /sbin, /sys, /proc) stay off limits.",
+		"including secrets.yaml, certificates, backups and Home Assistant's logs. Writing there can change what " +
+		"Home Assistant runs (custom_components, automations with shell commands), so treat it like command " +
+		"access. Overwritten and deleted files are kept in a trash for recovery; system folders (/etc, /usr, " +
+		"/bin, /sbin, /sys, /proc) stay off limits.",
 	Database: "Database access lets the assistant run SQL on Home Assistant's recorder database: read all " +
 		"recorded history (states, events, statistics — which can show when people are home) and, only when a " +
 		"call explicitly asks for writes, change or delete rows, which can corrupt the history.",
-	Command: "Command access lets the assistant run any shell command inside the hamcp add-on with its " +
-		"privileges, each with a time limit (30 seconds by default, at most 10 minutes). A command can read or " +
-		"change anything the add-on can reach, including Home Assistant through the Supervisor.",
+	Command: "Command access lets the assistant run any shell command inside the hamcp add-on as root, each " +
+		"with a time limit (30 seconds by default, at most 10 minutes), and run code through Home Assistant: " +
+		"install, start, stop and update add-ons and HACS downloads, restart Home Assistant, and call services " +
+		"such as shell_command, python_script and hassio. A command can read or change anything in the add-on's " +
+		"folders and reach your network; it gets the Supervisor token only if you also allow that separately.",
 	SupervisorToken: "Passing the Supervisor token lets a command the assistant runs act as the hamcp add-on " +
 		"towards the Home Assistant Supervisor and, through it, Home Assistant: install, start and remove add-ons, " +
 		"make and restore backups, restart or update Home Assistant and the host, and read every add-on's " +
