@@ -24,9 +24,8 @@ import (
 // notificationInbox reads Home Assistant's persistent notifications the way the user sees them:
 // over the simulated HA's WebSocket API, with the admin's token.
 type notificationInbox struct {
-	mu    sync.Mutex
-	byID  map[string]string // notification_id → message
-	ready chan struct{}
+	mu   sync.Mutex
+	byID map[string]string // notification_id → message
 }
 
 func openInbox(t *testing.T, e *env) *notificationInbox {

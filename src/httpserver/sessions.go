@@ -175,12 +175,6 @@ func (t *sessionTable) check(sid, cred string) *limitError {
 	return nil
 }
 
-func (t *sessionTable) count() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return len(t.bound)
-}
-
 // sessionRequest serves a request addressed to an existing session after checking that it
 // comes with the session's credential.
 func (s *Server) sessionRequest(c echo.Context, sid string, h http.Handler) error {

@@ -90,6 +90,7 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 		UnsubscribeHandler: b.o.Unsubscribe,
 		SetCacheable:       cacheHints,
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 MCP logging (deprecated by SEP-2577 in 2026-07-28) is how clients of earlier protocol versions get it; dropping it is a design change.
 			Logging: &mcp.LoggingCapabilities{},
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 		},

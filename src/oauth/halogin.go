@@ -84,7 +84,7 @@ func (l *HALogin) Identify(ctx context.Context, code string) (HAUser, error) {
 	if err != nil {
 		return HAUser{}, err
 	}
-	return HAUser{ID: u.ID, Name: u.Name, IsOwner: u.IsOwner, IsAdmin: u.IsAdmin}, nil
+	return HAUser(u), nil
 }
 
 // UserError is the text of an Identify error that may be shown in the browser; generic when the error

@@ -3,7 +3,6 @@ package oauth
 import (
 	"cmp"
 	"crypto/subtle"
-	"errors"
 	"net/http"
 	"slices"
 	"sync"
@@ -53,10 +52,6 @@ type logins struct {
 func newLogins() *logins {
 	return &logins{m: map[string]*login{}, max: maxLogins, perAddr: maxLoginsPerAddr}
 }
-
-// errTooManyLogins is no longer returned (add displaces instead of refusing); it stays for callers
-// written against the old contract.
-var errTooManyLogins = errors.New("too many logins in progress")
 
 // add stores x, forgetting what is too old and displacing pending logins over the quotas. It
 // never refuses; the error stays in the signature for callers of the old contract.

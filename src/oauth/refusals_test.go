@@ -16,23 +16,23 @@ func TestTokenRefusals(t *testing.T) {
 	c := e.register(claudeCallback, "Claude")
 	tests := []struct {
 		name string
-		run  func(t *testing.T) (error, string)
+		run  func(t *testing.T) (string, error)
 	}{
-		{"tampered verifier, then the right one", func(t *testing.T) (error, string) {
+		{"tampered verifier, then the right one", func(t *testing.T) (string, error) {
 			v := oauth2.GenerateVerifier()
 			code := e.code(c, v)
 			if _, err := e.exchange(c, code, oauth2.GenerateVerifier()); oauthErrorCode(err) != "invalid_grant" {
 				t.Errorf("tampered verifier: %v", err)
 			}
 			_, err := e.exchange(c, code, v)
-			return err, "invalid_grant"
+			return "invalid_grant", err
 		}},
-		{"missing verifier", func(t *testing.T) (error, string) {
+		{"missing verifier", func(t *testing.T) (string, error) {
 			code := e.code(c, oauth2.GenerateVerifier())
 			_, err := c.cfg.Exchange(t.Context(), code, oauth2.SetAuthURLParam("resource", c.resource))
-			return err, "invalid_request"
+			return "invalid_request", err
 		}},
-		{"reused code revokes what it issued", func(t *testing.T) (error, string) {
+		{"reused code revokes what it issued", func(t *testing.T) (string, error) {
 			v := oauth2.GenerateVerifier()
 			code := e.code(c, v)
 			tok, err := e.exchange(c, code, v)
@@ -46,49 +46,49 @@ func TestTokenRefusals(t *testing.T) {
 			if _, rerr := e.refresh(c, tok.RefreshToken); oauthErrorCode(rerr) != "invalid_grant" {
 				t.Errorf("refresh token from a replayed code still works: %v", rerr)
 			}
-			return err, "invalid_grant"
+			return "invalid_grant", err
 		}},
-		{"redirect_uri differs at the token endpoint", func(t *testing.T) (error, string) {
+		{"redirect_uri differs at the token endpoint", func(t *testing.T) (string, error) {
 			v := oauth2.GenerateVerifier()
 			code := e.code(c, v)
 			other := *c.cfg
 			other.RedirectURL = "https://claude.com/api/mcp/auth_callback"
 			_, err := other.Exchange(t.Context(), code, oauth2.VerifierOption(v))
-			return err, "invalid_grant"
+			return "invalid_grant", err
 		}},
-		{"wrong resource at the token endpoint", func(t *testing.T) (error, string) {
+		{"wrong resource at the token endpoint", func(t *testing.T) (string, error) {
 			v := oauth2.GenerateVerifier()
 			code := e.code(c, v)
 			_, err := c.cfg.Exchange(t.Context(), code, oauth2.VerifierOption(v), oauth2.SetAuthURLParam("resource", "https://elsewhere.example/mcp"))
-			return err, "invalid_target"
+			return "invalid_target", err
 		}},
-		{"code of another client", func(t *testing.T) (error, string) {
+		{"code of another client", func(t *testing.T) (string, error) {
 			v := oauth2.GenerateVerifier()
 			code := e.code(c, v)
 			thief := e.register(claudeCallback, "Thief")
 			_, err := e.exchange(thief, code, v)
-			return err, "invalid_grant"
+			return "invalid_grant", err
 		}},
-		{"expired code", func(t *testing.T) (error, string) {
+		{"expired code", func(t *testing.T) (string, error) {
 			v := oauth2.GenerateVerifier()
 			code := e.code(c, v)
 			e.clock.add(codeTTL + time.Second)
 			_, err := e.exchange(c, code, v)
-			return err, "invalid_grant"
+			return "invalid_grant", err
 		}},
-		{"unknown client", func(t *testing.T) (error, string) {
+		{"unknown client", func(t *testing.T) (string, error) {
 			ghost := e.clientFor("c_00000000000000000000000000000000", claudeCallback)
 			_, err := e.exchange(ghost, "hamcp_ac_x", oauth2.GenerateVerifier())
-			return err, "invalid_client"
+			return "invalid_client", err
 		}},
-		{"unknown code", func(t *testing.T) (error, string) {
+		{"unknown code", func(t *testing.T) (string, error) {
 			_, err := e.exchange(c, "hamcp_ac_nope", oauth2.GenerateVerifier())
-			return err, "invalid_grant"
+			return "invalid_grant", err
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err, want := tt.run(t)
+			want, err := tt.run(t)
 			if got := oauthErrorCode(err); got != want {
 				t.Fatalf("error %q (%v), want %q", got, err, want)
 			}

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Root is the repository root: the nearest directory above dir holding go.mod.

@@ -72,10 +72,13 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, message st
 }
 
 // Log sends a log message to the client, honouring the level it set with logging/setLevel.
+//
+//lint:ignore SA1019 MCP logging (deprecated by SEP-2577 in 2026-07-28) is how clients of earlier protocol versions get it; dropping it is a design change.
 func (c *Call) Log(ctx context.Context, level mcp.LoggingLevel, data any) {
 	if c.req == nil || c.req.Session == nil {
 		return
 	}
+	//lint:ignore SA1019 as for the signature above.
 	_ = c.req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: c.Tool, Data: data})
 }
 

@@ -348,6 +348,7 @@ func decodeJSON(body []byte, v any) error {
 		return err
 	}
 	if dec.More() {
+		//lint:ignore ST1005 Python's json error, verbatim, as HA answers it.
 		return errors.New("Extra data")
 	}
 	return nil

@@ -14,7 +14,7 @@ type addon struct {
 	installed                                                        bool
 	state                                                            string // started | stopped | unknown
 	boot                                                             string
-	ingress, hassioAPI, homeassistantAPI, advanced, webui            bool
+	ingress, hassioAPI, homeassistantAPI, advanced                   bool
 	hassioRole, stage                                                string
 	options                                                          map[string]any
 	logs                                                             []string
@@ -45,18 +45,6 @@ func catalog(selfSlug string) []*addon {
 	}
 }
 
-func (a *addon) repoName() string {
-	switch a.repository {
-	case "core":
-		return "Official add-ons"
-	case "local":
-		return "Local add-ons"
-	case "a0d7b954":
-		return "Home Assistant Community Add-ons"
-	}
-	return "ESPHome"
-}
-
 func (a *addon) updateAvailable() bool { return a.installed && a.version != a.versionLatest }
 
 func (a *addon) versionOrNil() any {
@@ -72,8 +60,6 @@ func (a *addon) stateOrUnknown() string {
 	}
 	return a.state
 }
-
-func (a *addon) icon() string { return "/addons/" + a.slug + "/icon" }
 
 // summary is the /addons (and /store/addons) list item.
 func (a *addon) summary() map[string]any {

@@ -155,7 +155,7 @@ func TestWSSubscribeCallUnsubscribe(t *testing.T) {
 		t.Errorf("event envelope: %v", ev)
 	}
 	w.ok(map[string]any{"id": 3, "type": "unsubscribe_events", "subscription": 1})
-	res, events = w.cmd(map[string]any{"id": 4, "type": "call_service", "domain": "switch", "service": "toggle", "target": map[string]any{"entity_id": "switch.office_monitor"}})
+	_, events = w.cmd(map[string]any{"id": 4, "type": "call_service", "domain": "switch", "service": "toggle", "target": map[string]any{"entity_id": "switch.office_monitor"}})
 	if len(events) != 0 {
 		t.Errorf("events after unsubscribe: %v", events)
 	}

@@ -43,10 +43,6 @@ func invalidf(format string, args ...any) error {
 	return &InvalidError{Msg: fmt.Sprintf(format, args...)}
 }
 
-func validationf(key string, format string, args ...any) error {
-	return &ServiceValidationError{Msg: fmt.Sprintf(format, args...), Key: key, Domain: "homeassistant"}
-}
-
 // NotSupportedError is a feature the entity does not offer (WS code not_supported).
 type NotSupportedError struct{ Msg string }
 

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strconv"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Config items are kept as yaml.Nodes so key order survives the trip

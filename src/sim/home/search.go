@@ -1,7 +1,6 @@
 package home
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -240,7 +239,7 @@ func (h *Home) SearchRelated(itemType, itemID string) (map[string][]string, erro
 			delete(out["config_entry"], itemID)
 		}
 	default:
-		return nil, &InvalidError{Msg: fmt.Sprintf("value must be one of ['area', 'automation', 'config_entry', 'device', 'entity', 'floor', 'integration', 'label', 'scene', 'script'] for dictionary value @ data['item_type']")}
+		return nil, &InvalidError{Msg: "value must be one of ['area', 'automation', 'config_entry', 'device', 'entity', 'floor', 'integration', 'label', 'scene', 'script'] for dictionary value @ data['item_type']"}
 	}
 	return flatten(out), nil
 }

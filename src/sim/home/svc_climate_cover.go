@@ -127,7 +127,7 @@ func (c *call) climateSetTemp(st *State) error {
 	hi, _ := toFloat(st.Attributes["max_temp"])
 	if c.has("target_temp_high") || c.has("target_temp_low") {
 		if featuresOf(st)&climateRange == 0 {
-			return &ServiceValidationError{Msg: fmt.Sprintf("Set temperature action was used with the target temperature low/high parameter but the entity does not support it"), Key: "missing_target_temperature_range_entity_feature", Domain: "climate"}
+			return &ServiceValidationError{Msg: "Set temperature action was used with the target temperature low/high parameter but the entity does not support it", Key: "missing_target_temperature_range_entity_feature", Domain: "climate"}
 		}
 	}
 	a := cloneAttrs(st.Attributes)

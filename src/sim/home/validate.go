@@ -5,11 +5,13 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Validation of automation, script and scene configs: the messages follow
 // voluptuous/HA wording so clients see what a real instance would say.
+
+//lint:file-ignore ST1005 the capitalised messages are Home Assistant's own, verbatim.
 
 var triggerPlatforms = []string{"calendar", "conversation", "device", "event", "geo_location", "homeassistant", "mqtt",
 	"numeric_state", "persistent_notification", "state", "sun", "tag", "template", "time", "time_pattern", "webhook", "zone"}

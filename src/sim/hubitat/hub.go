@@ -112,12 +112,11 @@ type Hub struct {
 	repairing bool
 	requests  map[string]int
 
-	netMu    sync.Mutex
-	addr     string
-	srv      *http.Server
-	down     bool
-	closed   bool
-	rebootCh chan struct{}
+	netMu  sync.Mutex
+	addr   string
+	srv    *http.Server
+	down   bool
+	closed bool
 
 	sockMu   sync.Mutex
 	sockets  map[*socket]struct{}

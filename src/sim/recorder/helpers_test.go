@@ -92,5 +92,3 @@ func openShared(t testing.TB) *DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
-
-func fp(v float64) *float64 { return &v }

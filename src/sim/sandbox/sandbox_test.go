@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 var testNow = time.Date(2026, 3, 4, 15, 7, 0, 0, time.UTC)

@@ -6,6 +6,8 @@
 // Only `hamcp demo --conformance` enables it.
 package conformance
 
+//lint:file-ignore SA1019 the conformance suite exercises sampling, roots and logging, deprecated by SEP-2577 but still in the protocol.
+
 import (
 	"context"
 	"encoding/base64"

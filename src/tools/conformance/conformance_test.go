@@ -1,5 +1,7 @@
 package conformance
 
+//lint:file-ignore SA1019 the conformance suite exercises sampling, roots and logging, deprecated by SEP-2577 but still in the protocol.
+
 import (
 	"context"
 	"encoding/json"

@@ -8,6 +8,8 @@ package conformance
 // requestState, -32021 for a missing client capability), and the client's per-request capabilities.
 // hamcp's own tools ask the user through toolkit/mrtr.go instead.
 
+//lint:file-ignore SA1019 the conformance suite exercises sampling, roots and logging, deprecated by SEP-2577 but still in the protocol.
+
 import (
 	"context"
 	"crypto/hmac"

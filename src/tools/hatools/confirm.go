@@ -12,7 +12,7 @@ import (
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // The confirmations of the Home Assistant tools (toolkit.Confirm). Whether a service call needs the

@@ -337,6 +337,7 @@ func (s *liveSub) send(ls *liveSession) {
 			return
 		case msg := <-s.queue:
 			ctx, cancel := context.WithTimeout(ls.ctx, 10*time.Second)
+			//lint:ignore SA1019 live events ride on MCP log notifications; SEP-2577 keeps them working for at least a year.
 			err := ls.ss.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: liveLogger, Data: msg})
 			cancel()
 			if err != nil {

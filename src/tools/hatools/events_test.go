@@ -76,8 +76,10 @@ type dtSubStats struct {
 
 func testLiveEvents(t *testing.T, e *dataEnv) {
 	ctx := context.Background()
+	//lint:ignore SA1019 the test drives the deprecated (SEP-2577) MCP logging that live events use.
 	logs := make(chan *mcp.LoggingMessageParams, 256)
 	cs := e.session(t, logs)
+	//lint:ignore SA1019 the test drives the deprecated (SEP-2577) MCP logging that live events use.
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}

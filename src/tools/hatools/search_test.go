@@ -81,6 +81,8 @@ func connectDataEnv(t *testing.T, home *sim.Home, token func(*sim.Home) string, 
 }
 
 // session opens an MCP session; logs, when not nil, receives its log notifications.
+//
+//lint:ignore SA1019 the test drives the deprecated (SEP-2577) MCP logging that live events use.
 func (e *dataEnv) session(t *testing.T, logs chan<- *mcp.LoggingMessageParams) *mcp.ClientSession {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
@@ -90,6 +92,7 @@ func (e *dataEnv) session(t *testing.T, logs chan<- *mcp.LoggingMessageParams) *
 	}
 	opts := &mcp.ClientOptions{}
 	if logs != nil {
+		//lint:ignore SA1019 the test drives the deprecated (SEP-2577) MCP logging that live events use.
 		opts.LoggingMessageHandler = func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			select {
 			case logs <- req.Params:

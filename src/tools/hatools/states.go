@@ -24,9 +24,6 @@ type Entity struct {
 	Attributes  map[string]any `json:"attributes,omitempty"`
 }
 
-// entityFields are the names accepted by the fields argument.
-var entityFields = []string{"entity_id", "state", "name", "unit", "device_class", "last_changed", "last_updated", "attributes"}
-
 func compact(s homeassistant.State, full bool) Entity {
 	e := Entity{EntityID: s.EntityID, State: s.State, LastChanged: isoUTC(s.LastChanged)}
 	if n, ok := s.Attributes["friendly_name"].(string); ok {

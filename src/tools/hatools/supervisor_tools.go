@@ -83,12 +83,6 @@ type supervisorInfoArgs struct {
 	Component string `json:"component,omitempty" jsonschema:"one part only: supervisor, core, os or host (default all, summarised)" validate:"omitempty,oneof=all supervisor core os host"`
 }
 
-type versionInfo struct {
-	Version         string `json:"version,omitempty"`
-	VersionLatest   string `json:"version_latest,omitempty"`
-	UpdateAvailable bool   `json:"update_available"`
-}
-
 type supervisorSummary struct {
 	Supervisor  map[string]any    `json:"supervisor,omitempty"`
 	Core        map[string]any    `json:"core,omitempty"`
