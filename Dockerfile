@@ -4,7 +4,7 @@ ARG BUILD_FROM=ghcr.io/home-assistant/base:3.24
 
 # Stage 1: a static hamcp without the simulated home, built by the same script the tests run.
 # The stage runs on the target platform, so no GOARCH mapping is needed on any supervisor.
-FROM golang:1.26.8-alpine AS build
+FROM golang:1.26.10-alpine AS build
 ENV GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 WORKDIR /src
 COPY go.mod go.sum ./

@@ -4,8 +4,9 @@
 # Some tests drive real programs: Chromium (OAuth and permission pages), the OpenSSH client
 # (stdio over SSH), sqlite3 (the recorder database's schema), shellcheck (the add-on's scripts)
 # and Node with the MCP TypeScript SDK (completion and OAuth with the official client). A test that silently skips its program proves
-# nothing, so this command is as strict as CI: a missing program fails. It checks first and says
-# what to install; HAMCP_ALLOW_SKIP=1 runs anyway and lists what is skipped instead.
+# nothing, so this command is as strict as CI: a missing program is installed (.ci/setup.sh, when
+# running as root with apt-get, as on a fresh CI machine) or fails with what to install;
+# HAMCP_ALLOW_SKIP=1 runs anyway and lists what is skipped instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,15 @@ have sqlite3 || missing+=("sqlite3 (recorder schema tests) apt-get install sqlit
 have shellcheck || missing+=("shellcheck (add-on scripts)     apt-get install shellcheck")
 if ! { [ -x .ci/node_modules/.bin/node ] || have node; } || [ ! -d .ci/node_modules/@modelcontextprotocol/sdk ]; then
   missing+=("Node + MCP TypeScript SDK       npm install --prefix .ci node@22 @modelcontextprotocol/sdk  (or bash .ci/run)")
+fi
+
+# On a machine where we may install (root with apt-get), install what is missing, so this command
+# works on a fresh machine; elsewhere say what to install.
+if ((${#missing[@]})) && [ "${HAMCP_ALLOW_SKIP:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "installing the programs the tests drive:" >&2
+  printf '  - %s\n' "${missing[@]}" >&2
+  bash .ci/setup.sh
+  missing=()
 fi
 
 if ((${#missing[@]})); then

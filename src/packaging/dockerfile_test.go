@@ -57,6 +57,11 @@ func TestDockerfileStages(t *testing.T) {
 	if version.Compare("go"+m[1], "go"+string(goLine[1])) < 0 {
 		t.Errorf("the build stage's Go %s is older than go.mod's %s (GOTOOLCHAIN=local refuses to download one)", m[1], goLine[1])
 	}
+	// The shipped binary carries the standard library's security fixes that go.mod's toolchain line
+	// names (govulncheck in .ci/lint.sh checks against it).
+	if tc := regexp.MustCompile(`(?m)^toolchain (go[0-9.]+)$`).FindSubmatch(raw); tc != nil && version.Compare("go"+m[1], string(tc[1])) < 0 {
+		t.Errorf("the build stage's Go %s is older than go.mod's toolchain %s", m[1], tc[1])
+	}
 	runs := build.Find("RUN")
 	if len(runs) == 0 || !strings.Contains(runs[len(runs)-1].Args, "./addon/compile-hamcp.sh /out/hamcp") {
 		t.Error("the build stage must end by running ./addon/compile-hamcp.sh /out/hamcp, the script the tests build with")
