@@ -36,9 +36,24 @@ guards=(
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT
+# Go 1.26's fuzz coordinator can report a bare "context deadline exceeded" when -fuzztime runs out
+# while a worker is mid-call (go.dev/issue/75804, fixed in Go 1.27). That is not a finding: a real
+# one prints "Failing input written to" or a failure from the target. Such a run is retried once and,
+# if the race hits again, the seed corpus is replayed deterministically; anything else fails CI.
+boundary_flake() {
+  grep -q 'context deadline exceeded' "$log" &&
+    ! grep -qE 'Failing input written|panic:|_test\.go:[0-9]+:|fuzzing process hung|terminated unexpectedly' "$log"
+}
+fuzz_once() { go test -run '^$' -fuzz "^$2\$" -fuzztime "${secs}s" "$1" >"$log" 2>&1; }
 run() {
   printf '%-40s %s\n' "$1" "$2"
-  go test -run '^$' -fuzz "^$2\$" -fuzztime "${secs}s" "$1" >"$log" 2>&1 || { cat "$log"; exit 1; }
+  fuzz_once "$1" "$2" && return
+  boundary_flake || { cat "$log"; exit 1; }
+  echo "  the fuzz coordinator's deadline race (go.dev/issue/75804), not a finding: running again"
+  fuzz_once "$1" "$2" && return
+  boundary_flake || { cat "$log"; exit 1; }
+  echo "  the race again: replaying the corpus instead"
+  go test -run "^$2\$" "$1" >"$log" 2>&1 || { cat "$log"; exit 1; }
 }
 if [ "${FUZZ_ALL:-0}" = 1 ]; then
   for pkg in $(go list ./src/...); do
