@@ -11,7 +11,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-func init() { registerGroup(addonTools) }
 
 // slugRe is an add-on slug ("core_mosquitto", "a0d7b954_vscode", "self"); anything else could
 // steer the request path.

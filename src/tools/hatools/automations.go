@@ -18,7 +18,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-func init() { registerGroup(automationTools) }
 
 type automationItem struct {
 	EntityID      string          `json:"entity_id"`

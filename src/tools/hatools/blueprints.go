@@ -11,7 +11,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-func init() { registerGroup(blueprintTools) }
 
 type listBlueprintsArgs struct {
 	Domain string `json:"domain,omitempty" jsonschema:"automation (default) or script" validate:"omitempty,oneof=automation script"`

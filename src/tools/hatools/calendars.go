@@ -15,7 +15,6 @@ import (
 // SetCalendars is the toolset of calendars.
 const SetCalendars = "calendars"
 
-func init() { registerGroup(calendarTools) }
 
 type listCalendarsArgs struct {
 	toolkit.Page

@@ -20,7 +20,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-func init() { registerGroup(configFileTools) }
 
 // backupDir holds hamcp's timestamped copies of configuration files it overwrote. It is a
 // dot-folder, which Home Assistant ignores, and its files end in .bak so nothing loads them.

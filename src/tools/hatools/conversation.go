@@ -12,7 +12,6 @@ import (
 // SetConversation is the toolset of Assist conversations and templates.
 const SetConversation = "conversation"
 
-func init() { registerGroup(conversationTools) }
 
 type conversationArgs struct {
 	Text           string `json:"text" jsonschema:"what to say to Assist, e.g. turn off the kitchen lights" validate:"required,min=1,max=2000" example:"turn off the kitchen lights"`

@@ -17,7 +17,6 @@ import (
 // SetEnergy is the toolset of the energy dashboard and long-term statistics.
 const SetEnergy = "energy"
 
-func init() { registerGroup(energyTools) }
 
 // energyPrefs is energy/get_prefs: where the energy dashboard takes its numbers from.
 type energyPrefs struct {

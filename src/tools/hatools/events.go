@@ -23,7 +23,6 @@ import (
 // SetEvents is the toolset of Home Assistant's event bus.
 const SetEvents = "events"
 
-func init() { registerGroup(eventTools) }
 
 // Limits of live subscriptions: per MCP session, and the notification rate it may receive
 // (events beyond it are counted as dropped, never queued without bound).

@@ -24,22 +24,17 @@ type Deps struct {
 	Files      *fsguard.FS        // the configuration-file tools share the filesystem tools' confinement
 }
 
-// groups are the tool groups of this toolset, one per file; each file registers its own in init
-// so groups can be added without touching a shared list.
-var groups []func(Deps) []*toolkit.Tool
-
-func registerGroup(g func(Deps) []*toolkit.Tool) { groups = append(groups, g) }
-
-func init() {
-	registerGroup(stateTools)
-	registerGroup(historyTools)
-}
-
-// Tools returns every Home Assistant tool.
+// Tools returns every Home Assistant tool. The list is explicit, one group per file, so what
+// hamcp offers is read here and not assembled by init order.
 func Tools(d Deps) []*toolkit.Tool {
 	var out []*toolkit.Tool
-	for _, g := range groups {
-		out = append(out, g(d)...)
+	for _, group := range []func(Deps) []*toolkit.Tool{
+		stateTools, historyTools, logbookTools, searchTools, eventTools,
+		automationTools, blueprintTools, helperTools, organisationTools, peopleTools,
+		calendarTools, mediaTools, notificationTools, conversationTools, energyTools,
+		configFileTools, systemTools, addonTools, supervisorTools,
+	} {
+		out = append(out, group(d)...)
 	}
 	return out
 }

@@ -15,7 +15,6 @@ import (
 // SetHelpers is the toolset of lists and helper entities.
 const SetHelpers = "helpers"
 
-func init() { registerGroup(helperTools) }
 
 type shoppingItem struct {
 	ID       string `json:"id"`

@@ -12,7 +12,6 @@ import (
 // SetLogbook is the toolset of the logbook.
 const SetLogbook = "logbook"
 
-func init() { registerGroup(logbookTools) }
 
 // logRow is the compact form of a logbook entry.
 type logRow struct {

@@ -19,7 +19,6 @@ import (
 // SetMedia is the toolset of cameras and media players.
 const SetMedia = "media"
 
-func init() { registerGroup(mediaTools) }
 
 type snapshotArgs struct {
 	EntityID string `json:"entity_id" jsonschema:"the camera, e.g. camera.front_door" validate:"required,entity_id" example:"camera.front_door"`

@@ -14,7 +14,6 @@ import (
 // SetNotifications is the toolset of notifications.
 const SetNotifications = "notifications"
 
-func init() { registerGroup(notificationTools) }
 
 // persistentTarget is the notification panel inside Home Assistant rather than a notify service.
 const persistentTarget = "persistent_notification"

@@ -15,7 +15,6 @@ import (
 // SetOrganisation is the toolset of the area, label and device registries.
 const SetOrganisation = "organisation"
 
-func init() { registerGroup(organisationTools) }
 
 // registry is one read of HA's area, floor, label, device and entity registries (WebSocket
 // only; REST has none of them), indexed for the filters tools apply.

@@ -11,7 +11,6 @@ import (
 // SetPeople is the toolset of persons and their whereabouts.
 const SetPeople = "people"
 
-func init() { registerGroup(peopleTools) }
 
 type personArgs struct {
 	PersonID   string `json:"person_id,omitempty" jsonschema:"one person, as person.alex or alex (default: everyone)" validate:"omitempty,max=255" example:"person.alex"`

@@ -17,7 +17,6 @@ import (
 // SetSearch is the toolset for finding entities and overviews of the home.
 const SetSearch = "search"
 
-func init() { registerGroup(searchTools) }
 
 // searchDoc is what one entity can be found by.
 type searchDoc struct{ id, name, area, device string }

@@ -13,7 +13,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-func init() { registerGroup(supervisorTools) }
 
 // supervisorAPI is the Supervisor's {result,data} API: hamcp's own client inside the add-on,
 // or Home Assistant's supervisor/api WebSocket passthrough when hamcp runs elsewhere with an

@@ -23,7 +23,6 @@ const (
 	SetAddons      = "addons"      // Supervisor add-ons and HACS
 )
 
-func init() { registerGroup(systemTools) }
 
 // haWSError is haError for WebSocket commands: an unknown command means the integration that
 // provides it is not installed or not loaded.
