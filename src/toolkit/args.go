@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -358,5 +359,27 @@ func schemaFor[In any]() (*jsonschema.Schema, error) {
 		s.Properties = map[string]*jsonschema.Schema{}
 	}
 	enrichSchema(reflect.TypeFor[In](), s)
+	plainTypes(s)
 	return s, nil
+}
+
+// plainTypes turns the ["null", T] that inference gives slices, maps and pointers into plain T.
+// An absent argument already means "not given", and Gemini's and OpenAI's strict function
+// schemas refuse type arrays (docs/tools.md, "Schemas every client accepts").
+func plainTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		t := s.Types[0]
+		if t == "null" {
+			t = s.Types[1]
+		}
+		s.Type, s.Types = t, nil
+	}
+	for _, p := range s.Properties {
+		plainTypes(p)
+	}
+	plainTypes(s.Items)
+	plainTypes(s.AdditionalProperties)
 }

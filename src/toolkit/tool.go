@@ -93,8 +93,8 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 		Title:       s.Title,
 		Description: s.Description,
 		InputSchema: schema,
+		// The title is said once, at the top level (MCP 2025-06-18); annotations.title only repeats it.
 		Annotations: &mcp.ToolAnnotations{
-			Title:           s.Title,
 			ReadOnlyHint:    s.ReadOnly,
 			DestructiveHint: &destructive,
 			IdempotentHint:  s.Idempotent || s.ReadOnly,
