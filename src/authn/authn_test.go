@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -144,4 +145,55 @@ func TestReadOnlyScope(t *testing.T) {
 	if Fingerprint("x") == Fingerprint("y") || len(Fingerprint("x")) != 16 {
 		t.Error("fingerprint")
 	}
+}
+
+// TestHATokenOneCheckForManyWaiters: when a token's cache entry has expired under load, the
+// requests that arrive together cost Home Assistant one check, not one each; a waiter whose own
+// request is cancelled stops waiting without failing the others.
+func TestHATokenOneCheckForManyWaiters(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		var calls atomic.Int32
+		release := make(chan struct{})
+		v := &HAToken{Check: func(ctx context.Context, token string) (string, error) {
+			calls.Add(1)
+			<-release
+			return "u1", nil
+		}}
+		const waiters = 64
+		errs := make(chan error, waiters)
+		for range waiters {
+			go func() {
+				_, err := v.Verify(context.Background(), "tok")
+				errs <- err
+			}()
+		}
+		cancelled, cancel := context.WithCancel(context.Background())
+		gone := make(chan error, 1)
+		go func() {
+			_, err := v.Verify(cancelled, "tok")
+			gone <- err
+		}()
+		synctest.Wait() // every request is now waiting on the one check
+		if n := calls.Load(); n != 1 {
+			t.Fatalf("%d requests waiting cost %d checks, want 1", waiters+1, n)
+		}
+		cancel()
+		if err := <-gone; !errors.Is(err, context.Canceled) {
+			t.Fatalf("the cancelled waiter got %v", err)
+		}
+		close(release)
+		for range waiters {
+			if err := <-errs; err != nil {
+				t.Fatalf("a waiter failed: %v", err)
+			}
+		}
+		// A request arriving after the check is answered from the cache.
+		if _, err := v.Verify(context.Background(), "tok"); err != nil {
+			t.Fatal(err)
+		}
+		if n := calls.Load(); n != 1 {
+			t.Errorf("Home Assistant was asked %d times, want 1", n)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"golang.org/x/sync/singleflight"
 )
 
 // ErrRejected is what a TokenCheck returns when Home Assistant says the token is not valid.
@@ -27,6 +28,9 @@ type HAToken struct {
 	mu       sync.Mutex
 	cache    map[string]cached
 	lastTidy time.Time
+	// checks makes the requests that find the same token unchecked share one question to HA:
+	// when a busy client's cache entry expires, 64 waiting requests cost one round trip, not 64.
+	checks singleflight.Group
 }
 
 type cached struct {
@@ -62,7 +66,7 @@ func (h *HAToken) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 		}
 		return info(c.user), nil
 	}
-	user, err := h.Check(ctx, token)
+	user, err := h.check(ctx, fp, token)
 	switch {
 	case err == nil:
 		h.remember(fp, cached{user: user, expires: t.Add(orDefault(h.TTL, time.Minute))}, t)
@@ -77,6 +81,27 @@ func (h *HAToken) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 		return nil, errors.Join(ErrUnavailable, err)
 	}
 }
+
+// check asks HA once for all the requests waiting on the same token. The shared question is not
+// tied to the first caller's context (its cancellation must not fail the others); each caller
+// still stops waiting when its own context ends.
+func (h *HAToken) check(ctx context.Context, fp, token string) (string, error) {
+	ch := h.checks.DoChan(fp, func() (any, error) {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkTimeout)
+		defer cancel()
+		return h.Check(cctx, token)
+	})
+	select {
+	case r := <-ch:
+		user, _ := r.Val.(string)
+		return user, r.Err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// checkTimeout bounds one shared question to Home Assistant.
+const checkTimeout = 15 * time.Second
 
 func (h *HAToken) remember(fp string, c cached, now time.Time) {
 	h.mu.Lock()
