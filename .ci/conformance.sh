@@ -14,7 +14,9 @@ pid=
 trap '[ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }; rm -rf "$work"' EXIT
 go build -o "$work/hamcp" ./src/cmd/hamcp
 port=$((20000 + RANDOM % 20000))
-"$work/hamcp" demo --no-auth --conformance --listen "127.0.0.1:$port" --info-file "$work/info.json" --rate-limit 0 >"$work/demo.log" 2>&1 &
+# --tool-mode all: the suite calls its fixture tools directly, so they must be listed (the demo's hub
+# tools would otherwise put the default auto mode into search).
+"$work/hamcp" demo --no-auth --conformance --tool-mode all --listen "127.0.0.1:$port" --info-file "$work/info.json" --rate-limit 0 >"$work/demo.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 150); do [ -s "$work/info.json" ] && break; sleep 0.2; done
 [ -s "$work/info.json" ] || { echo "demo did not start"; cat "$work/demo.log"; exit 1; }

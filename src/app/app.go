@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/httpserver"
+	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
@@ -31,6 +33,7 @@ import (
 	"github.com/hamcp/hamcp/src/tools/dbtools"
 	"github.com/hamcp/hamcp/src/tools/fstools"
 	"github.com/hamcp/hamcp/src/tools/hatools"
+	"github.com/hamcp/hamcp/src/tools/hubitattools"
 	"github.com/hamcp/hamcp/src/tools/permtools"
 	"github.com/hamcp/hamcp/src/tools/systools"
 )
@@ -48,6 +51,7 @@ type App struct {
 	Approvals   *approval.Page // the page the links in permission requests open
 	Files       *fsguard.FS
 	Supervisor  *supervisor.Client // nil outside the add-on
+	Hubitat     *hubitat.Client    // nil when no hub is configured (hubitat_url)
 	Registry    *toolkit.Registry
 	Builder     *mcpserver.Builder
 
@@ -116,7 +120,8 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		a.Supervisor = sup
 	}
 
-	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files}
+	rec := a.recorder()
+	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files, Recorder: rec}
 	if err := command.CheckEnvNames(cfg.CommandEnv); err != nil {
 		a.Close()
 		return nil, &config.Error{Option: "command_env", Source: "configuration", Value: strings.Join(cfg.CommandEnv, ","), Reason: err.Error()}
@@ -129,19 +134,25 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	// Commands end on SIGTERM (ctx) or Close, whichever comes first, with everything they started.
 	cmdStop, stopCommands := context.WithCancel(ctx)
 	a.closers = append(a.closers, func() error { stopCommands(); return nil })
-	a.Registry = registry(deps, pm, st, files, dbtools.Deps{DB: a.recorder(), HA: ha},
-		systools.Deps{Files: files, HA: ha, Supervisor: a.Supervisor, Stop: cmdStop, CommandEnv: cfg.CommandEnv, SupervisorToken: cfg.SupervisorToken})
+	a.Registry = registry(deps, pm, st, files, dbtools.Deps{DB: rec, HA: ha},
+		systools.Deps{Files: files, Stop: cmdStop, CommandEnv: cfg.CommandEnv, SupervisorToken: cfg.SupervisorToken})
+
+	if err := a.startHubitat(runCtx); err != nil {
+		a.Close()
+		return nil, cfg.Explain(err)
+	}
 
 	a.Builder = mcpserver.New(mcpserver.Options{
 		Name:         "hamcp",
 		Version:      Version,
 		Registry:     a.Registry,
 		Filter:       toolkit.Filter{Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Disabled: cfg.DisabledTools},
+		ToolMode:     toolkit.Mode(cfg.ToolMode),
 		Env:          &toolkit.Env{MaxResponseBytes: cfg.MaxResponseKB << 10, Logger: logger, Gate: permtools.Gate{M: pm}, ConfirmTrusted: trusted},
 		SessionEnded: pm.EndSession,
 		// The SDK logs every resource notification at info; only its warnings are worth keeping.
 		Logger:      slog.New(levelFloor{logger.Handler(), slog.LevelWarn}),
-		Extensions:  []mcpserver.Extension{hatools.Resources(deps), hatools.Prompts, a.installExtensions},
+		Extensions:  []mcpserver.Extension{a.installExtensions},
 		Completion:  a.complete,
 		Subscribe:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		Unsubscribe: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
@@ -184,6 +195,9 @@ func (a *App) checkToolsets() error {
 				found = true
 			}
 		}
+		if !found && a.Hubitat == nil && strings.HasPrefix(ts, "hubitat_") && slices.Contains(Toolsets(), ts) {
+			return &config.Error{Option: "toolsets", Source: "configuration", Value: ts, Reason: "is a Hubitat toolset, offered only with a hub: set hubitat_url, or drop it from toolsets"}
+		}
 		if !found {
 			return &config.Error{Option: "toolsets", Source: "configuration", Value: ts, Reason: "is not a toolset; accepted values: " + strings.Join(known, ", ")}
 		}
@@ -199,13 +213,25 @@ func registry(ha hatools.Deps, pm *permission.Manager, st *store.Store, files *f
 	r.Add(fstools.Tools(files)...)
 	r.Add(dbtools.Tools(db)...)
 	r.Add(systools.Tools(sys)...)
+	r.AddResources(hatools.Resources(ha)...)
+	r.AddPrompts(hatools.Prompts()...)
+	// Search mode lists these next to the tool search: finding entities, reading them, acting on them.
+	r.SetCore("ha_search_entities", "ha_get_states", "ha_get_entity_details", "ha_call_service")
 	return r
 }
 
 // Toolsets lists the names of hamcp's toolsets (the accepted values of the toolsets option),
 // from tools declared without backends: declaring a tool reaches none.
 func Toolsets() []string {
-	return registry(hatools.Deps{}, nil, nil, nil, dbtools.Deps{}, systools.Deps{}).Toolsets()
+	return declared().Toolsets()
+}
+
+// declared is every tool hamcp can have, Hubitat's included, declared without backends (for the
+// accepted toolsets and DOCS.md's tables).
+func declared() *toolkit.Registry {
+	r := registry(hatools.Deps{}, nil, nil, nil, dbtools.Deps{}, systools.Deps{})
+	r.Add(hubitattools.Tools(hubitattools.Deps{})...)
+	return r
 }
 
 // Close stops background work and releases resources.
@@ -245,6 +271,11 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 		return nil, err
 	}
 	mounts := []func(*echo.Echo){a.Approvals.Mount}
+	health := []httpserver.HealthCheck{{Name: "home_assistant", Check: a.haHealth}}
+	if a.Hubitat != nil {
+		mounts = append(mounts, a.mountHubitatPush)
+		health = append(health, httpserver.HealthCheck{Name: "hubitat", Check: a.hubitatHealth})
+	}
 	a.startApprovals(a.Config.ExternalURL, nil)
 	resourceMetadata := ""
 	if a.Config.ExternalURL != "" {
@@ -267,7 +298,7 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 		ExternalURL:         a.Config.ExternalURL,
 		TrustedProxies:      proxies,
 		BodyLimit:           int64(a.Config.BodyLimitKB) << 10,
-		Health:              []httpserver.HealthCheck{{Name: "home_assistant", Check: a.haHealth}},
+		Health:              health,
 		MountAuthed:         []func(g *echo.Group){requestRoutes(a.Permissions)},
 		Mount:               mounts,
 		ResourceMetadataURL: resourceMetadata,

@@ -9,9 +9,6 @@ import (
 
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
-	"github.com/hamcp/hamcp/src/tools/dbtools"
-	"github.com/hamcp/hamcp/src/tools/hatools"
-	"github.com/hamcp/hamcp/src/tools/systools"
 )
 
 const (
@@ -32,7 +29,7 @@ func confirmTable() string {
 		fmt.Fprintf(&b, "| `%s.%s` | %s | `%s` |\n", r.Domain, r.Service, on, r.Class)
 	}
 	b.WriteString("\n| Tool | Needs a confirmation when |\n|---|---|\n")
-	for _, t := range registry(hatools.Deps{}, nil, nil, nil, dbtools.Deps{}, systools.Deps{}).Select(toolkit.Filter{}) {
+	for _, t := range declared().Select(toolkit.Filter{}) {
 		if w := t.ConfirmWhen(); w != "" {
 			fmt.Fprintf(&b, "| `%s` | %s |\n", t.Name(), w)
 		}

@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/src/toolkit"
-	"github.com/hamcp/hamcp/src/tools/dbtools"
-	"github.com/hamcp/hamcp/src/tools/hatools"
-	"github.com/hamcp/hamcp/src/tools/systools"
 )
 
 const (
@@ -22,7 +19,7 @@ func grantTable() string {
 	var b strings.Builder
 	b.WriteString("| Tool | Grant needed |\n|---|---|\n")
 	open := 0
-	for _, t := range registry(hatools.Deps{}, nil, nil, nil, dbtools.Deps{}, systools.Deps{}).Select(toolkit.Filter{}) {
+	for _, t := range declared().Select(toolkit.Filter{}) {
 		gs := t.Grants()
 		if len(gs) == 0 {
 			open++

@@ -350,13 +350,9 @@ func (a *App) panelStatus(ctx context.Context) panel.Status {
 		}
 		s.Toolsets = append(s.Toolsets, panel.ToolsetCount{Name: ts, Enabled: n, Total: total})
 	}
-	defs := make([]any, 0, len(on))
-	for _, t := range on {
-		defs = append(defs, t.Definition())
-	}
-	b, _ := json.Marshal(map[string]any{"tools": defs})
-	s.ToolsListed, s.ToolsListBytes = len(on), len(b)
-	s.ToolMode = toolMode(a.Config)
+	listed, mode := a.Builder.Listed(false)
+	s.ToolsListed, s.ToolsListBytes = len(listed), toolkit.ListBytes(listed)
+	s.ToolMode = toolMode(a.Config) + "; tool_mode " + a.Config.ToolMode + " (listing " + string(mode) + ")"
 	return s
 }
 

@@ -45,7 +45,7 @@ func openPermissions(cfg *config.Config, ha *homeassistant.Client, a *App) (*sto
 		return nil, nil, nil, &config.Error{Option: "data_dir", Source: "configuration", Value: cfg.DataDir, Reason: "hamcp's store cannot be opened there: " + err.Error()}
 	}
 	policies := map[permission.Category]permission.Policy{}
-	for c, v := range map[permission.Category]string{permission.Filesystem: cfg.PermissionFilesystem, permission.Database: cfg.PermissionDatabase, permission.Command: cfg.PermissionCommand, permission.SupervisorToken: cfg.PermissionSupervisorToken} {
+	for c, v := range map[permission.Category]string{permission.Filesystem: cfg.PermissionFilesystem, permission.Database: cfg.PermissionDatabase, permission.Command: cfg.PermissionCommand, permission.SupervisorToken: cfg.PermissionSupervisorToken, permission.DatabaseWrite: cfg.PermissionDatabaseWrite} {
 		p, err := permission.ParsePolicy(v)
 		if err != nil {
 			st.Close()
@@ -57,8 +57,9 @@ func openPermissions(cfg *config.Config, ha *homeassistant.Client, a *App) (*sto
 	m, err := permission.New(permission.Options{
 		Policies: policies, GrantTTL: cfg.GrantTTL, Store: st, Notifier: haNotifier{ha}, Logger: a.Logger.With("component", "permissions"),
 		Link: func(secret string) string { return page.Link(secret) },
-		// ha_get_permissions and the panel show the Supervisor token next to the categories it builds on.
-		Categories: []permission.Category{permission.Filesystem, permission.Database, permission.Command, permission.SupervisorToken},
+		// ha_get_permissions and the panel show database_write and the Supervisor token next to the
+		// categories they build on.
+		Categories: []permission.Category{permission.Filesystem, permission.Database, permission.DatabaseWrite, permission.Command, permission.SupervisorToken},
 	})
 	if err != nil {
 		st.Close()

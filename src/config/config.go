@@ -38,6 +38,8 @@ type Config struct {
 	Toolsets      []string `opt:"toolsets" help:"toolsets to enable (comma-separated); empty = all"`
 	DisabledTools []string `opt:"disabled_tools" help:"tool names to hide (comma-separated)"`
 	ReadOnly      bool     `opt:"read_only" help:"expose only tools that change nothing"`
+	// Long tool lists break clients (tool caps, token warnings); search mode offers a few tools and a search.
+	ToolMode string `opt:"tool_mode" default:"auto" validate:"oneof=auto all search" help:"how tools are offered: all (every enabled tool listed), search (a few core tools plus hamcp_search_tools and hamcp_call_tool, which reach the other enabled tools), auto (all when the list fits 60 KB, else search)"`
 
 	RateLimit      int           `opt:"rate_limit" cmd:"serve,demo" default:"100" validate:"min=0,max=100000" help:"requests per minute per client IP (0 disables)"`
 	AllowedOrigins []string      `opt:"allowed_origins" cmd:"serve,demo" default:"https://claude.ai,https://claude.com" help:"browser Origins allowed to call /mcp (comma-separated; Claude's web app is allowed by default, set an empty list to refuse it); other Origins get 403"`
@@ -54,6 +56,9 @@ type Config struct {
 	RecorderDB           string        `opt:"recorder_db" help:"path of Home Assistant's recorder database (default: home-assistant_v2.db in the HA config folder)"`
 	TrashRetention       time.Duration `opt:"trash_retention" default:"168h" validate:"min=1h" help:"how long deleted and overwritten files are kept for ha_restore_file"`
 
+	// Writing SQL is its own category, so that allowing queries never allows changing the history.
+	PermissionDatabaseWrite string `opt:"permission_database_write" default:"ask" validate:"oneof=ask allow deny" help:"policy for SQL that changes the recorder database (ha_write_sql; the database permission is needed too)"`
+
 	// The Supervisor token is its own category, so that allowing commands never hands out the add-on's credential.
 	PermissionSupervisorToken string   `opt:"permission_supervisor_token" default:"ask" validate:"oneof=ask allow deny" help:"policy for giving a command the Supervisor token (ha_execute_command supervisor_token=true; the command permission is needed too)"`
 	CommandEnv                []string `opt:"command_env" help:"more environment variables commands inherit (comma-separated names) besides PATH, HOME, LANG, TZ, TERM; hamcp's tokens cannot be listed"`
@@ -62,6 +67,18 @@ type Config struct {
 
 	SSHPort           int    `opt:"ssh_port" cmd:"serve,demo" default:"2222" validate:"min=0,max=65535" help:"SSH port for stdio-over-SSH (off unless keys are set)"`
 	SSHAuthorizedKeys string `opt:"ssh_authorized_keys" cmd:"serve,demo" help:"OpenSSH public keys allowed to connect, one per line"`
+
+	// A Hubitat Elevation hub beside Home Assistant: its tools exist only when hubitat_url is set.
+	HubitatURL      string   `opt:"hubitat_url" cmd:"serve,stdio" help:"Hubitat hub's address, e.g. http://192.168.1.20 (empty: no Hubitat tools)"`
+	HubitatAppID    string   `opt:"hubitat_app_id" cmd:"serve,stdio" help:"id of the hub's Maker API app, the number after /apps/api/ in its URLs"`
+	HubitatToken    string   `opt:"hubitat_token" cmd:"serve,stdio" secret:"true" help:"the Maker API app's access token"`
+	HubitatUsername string   `opt:"hubitat_username" cmd:"serve,stdio" help:"Hub Security user name, when Hub Security is on (for hub info and the admin tools)"`
+	HubitatPassword string   `opt:"hubitat_password" cmd:"serve,stdio" secret:"true" help:"Hub Security password"`
+	HubitatDevices  []string `opt:"hubitat_devices" cmd:"serve,stdio" help:"device ids the assistant may use (comma-separated), narrowing those the Maker API app authorises; empty = all of those"`
+	HubitatEvents   string   `opt:"hubitat_events" cmd:"serve,stdio" default:"auto" validate:"oneof=auto eventsocket posturl" help:"where live device events come from: eventsocket (the hub's WebSocket), posturl (Maker API pushes to external_url/hubitat/events), auto (eventsocket, falling back to posturl when external_url is set)"`
+	// The upstream gates: off by default; admin write also needs confirm, a recent backup and the hub_admin grant.
+	HubitatAdminRead  bool `opt:"hubitat_admin_read" cmd:"serve,stdio,demo" help:"allow the Hubitat hub admin read tools (hub health, apps and drivers, their source)"`
+	HubitatAdminWrite bool `opt:"hubitat_admin_write" cmd:"serve,stdio,demo" help:"allow the Hubitat hub admin write tools (backup, reboot, install and delete code); each call also needs the hub_admin permission and a hub backup taken within the hour"`
 
 	// sources records where each option's value came from, for error messages (load.go).
 	sources map[string]string

@@ -64,6 +64,7 @@ func TestLoadErrorsNameTheOption(t *testing.T) {
 		{map[string]string{"HAMCP_ALLOWED_ORIGINS": "*"}, "allowed_origins", "not allowed"},
 		{map[string]string{"HAMCP_GRANT_TTL": "soon"}, "grant_ttl", "duration"},
 		{map[string]string{"HAMCP_READ_ONLY": "maybe"}, "read_only", "true or false"},
+		{map[string]string{"HAMCP_TOOL_MODE": "flat"}, "tool_mode", "accepted values: auto, all, search"},
 		{map[string]string{"HAMCP_TRUSTED_PROXIES": "proxy.local"}, "trusted_proxies", "CIDR"},
 	}
 	for _, tt := range tests {

@@ -31,7 +31,7 @@ func TestDatabaseTools(t *testing.T) {
 		Columns []string `json:"columns"`
 		Rows    [][]any  `json:"rows"`
 	}
-	res := callJSON(t, cs, "ha_execute_sql", map[string]any{"sql": "SELECT entity_id FROM states_meta WHERE entity_id LIKE ? ORDER BY entity_id", "params": []any{"light.%"}}, &q)
+	res := callJSON(t, cs, "ha_query_sql", map[string]any{"sql": "SELECT entity_id FROM states_meta WHERE entity_id LIKE ? ORDER BY entity_id", "params": []any{"light.%"}}, &q)
 	if res.IsError || len(q.Rows) == 0 || q.Columns[0] != "entity_id" {
 		t.Fatalf("select: %s", text(res))
 	}
@@ -41,32 +41,39 @@ func TestDatabaseTools(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"sql": "DELETE FROM states"}, "write_not_allowed"},
+		{map[string]any{"sql": "DELETE FROM states"}, "ha_write_sql"},
 		{map[string]any{"sql": "ATTACH DATABASE '/tmp/x.db' AS x"}, "statement_refused"},
 		{map[string]any{"sql": "SELECT load_extension('x')"}, "statement_refused"},
 		{map[string]any{"sql": "PRAGMA journal_mode=DELETE"}, "statement_refused"},
 		{map[string]any{"sql": "SELECT 1; DELETE FROM states"}, "statement_refused"},
 	}
 	for _, r := range refusals {
-		res := callJSON(t, cs, "ha_execute_sql", r.args, nil)
+		res := callJSON(t, cs, "ha_query_sql", r.args, nil)
 		if !res.IsError || !strings.Contains(text(res), r.want) {
 			t.Errorf("%v: %s", r.args["sql"], text(res))
 		}
 	}
 
+	// Four days of one entity come from the recorder file (ha_get_history, no grant needed).
 	var hist struct {
-		Total int `json:"total"`
-		Items []struct {
-			State string `json:"state"`
-		} `json:"items"`
+		Source   string `json:"source"`
+		Entities []struct {
+			Total int `json:"total"`
+		} `json:"entities"`
 	}
-	if res := callJSON(t, cs, "ha_get_state_history", map[string]any{"entity_id": light, "hours": 48}, &hist); res.IsError || hist.Total == 0 {
+	if res := callJSON(t, cs, "ha_get_history", map[string]any{"entity_ids": []string{light}, "hours": 96}, &hist); res.IsError || hist.Source != "recorder" || len(hist.Entities) != 1 || hist.Entities[0].Total == 0 {
 		t.Fatalf("state history: %s", text(res))
 	}
-	var ids struct {
-		Total int `json:"total"`
+	// Writing needs database_write on top of the database grant the options give.
+	if res := callJSON(t, cs, "ha_write_sql", map[string]any{"sql": "DELETE FROM states"}, nil); !res.IsError || !strings.Contains(text(res), `"category":"database_write"`) {
+		t.Fatalf("a write with the database grant only: %s", text(res))
 	}
-	if res := callJSON(t, cs, "ha_query_statistics_db", map[string]any{}, &ids); res.IsError || ids.Total == 0 {
+	var ids struct {
+		Available struct {
+			Total int `json:"total"`
+		} `json:"available"`
+	}
+	if res := callJSON(t, cs, "ha_get_statistics", map[string]any{}, &ids); res.IsError || ids.Available.Total == 0 {
 		t.Fatalf("statistic ids: %s", text(res))
 	}
 	if res := callJSON(t, cs, "ha_purge_database", map[string]any{"keep_days": 1}, nil); !res.IsError || !strings.Contains(text(res), "confirm") {

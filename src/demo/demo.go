@@ -16,6 +16,7 @@ import (
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/panel"
 	"github.com/hamcp/hamcp/src/sim"
+	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
 )
 
 // Info is what a demo prints and writes to --info-file for scripts and tests.
@@ -31,13 +32,16 @@ type Info struct {
 	SSH        string `json:"ssh_addr,omitempty"`
 	// PanelURL is the hamcp panel, served on loopback as a demo user (the add-on serves it to Home
 	// Assistant's sidebar through ingress).
-	PanelURL string      `json:"panel_url,omitempty"`
-	Logins   []sim.Login `json:"logins"`
+	PanelURL string `json:"panel_url,omitempty"`
+	// HubitatURL is the simulated Hubitat hub beside the simulated Home Assistant.
+	HubitatURL string      `json:"hubitat_url"`
+	Logins     []sim.Login `json:"logins"`
 }
 
 // Demo is a running simulated home with hamcp wired to it.
 type Demo struct {
 	Home    *sim.Home
+	Hubitat *simhub.Hub
 	App     *app.App
 	Info    Info
 	cleanup func()
@@ -55,7 +59,17 @@ func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog
 	if err != nil {
 		return nil, fmt.Errorf("starting the simulated home: %w", err)
 	}
+	// A Hubitat hub beside it, with Hub Security on, as most hubs have.
+	hub := simhub.New(simhub.Options{Username: demoHubUser, Password: demoHubPassword, Logger: logger.With("component", "sim-hubitat")})
+	hubURL, err := hub.Start(ctx, "127.0.0.1:0")
+	if err != nil {
+		home.Close()
+		return nil, fmt.Errorf("starting the simulated Hubitat hub: %w", err)
+	}
+	stopSims := func() { hub.Close(); home.Close() }
 	c := *cfg
+	c.HubitatURL, c.HubitatAppID, c.HubitatToken = hubURL, hub.AppID(), hub.Token()
+	c.HubitatUsername, c.HubitatPassword = demoHubUser, demoHubPassword
 	c.HAURL = home.URL()
 	c.HAToken = home.Token()
 	c.HAAuthURL = home.URL()
@@ -69,24 +83,24 @@ func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "hamcp-demo-data-")
 		if err != nil {
-			home.Close()
+			stopSims()
 			return nil, err
 		}
 		c.DataDir, cleanup = tmp, func() { os.RemoveAll(tmp) }
 	} else {
 		c.DataDir, cleanup = filepath.Join(dir, "hamcp-data"), func() {}
 		if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
-			home.Close()
+			stopSims()
 			return nil, err
 		}
 	}
 	a, err := app.New(ctx, &c, app.Options{Logger: logger})
 	if err != nil {
-		home.Close()
+		stopSims()
 		cleanup()
 		return nil, err
 	}
-	d := &Demo{Home: home, App: a, cleanup: cleanup, Info: Info{
+	d := &Demo{Home: home, Hubitat: hub, App: a, cleanup: cleanup, Info: Info{HubitatURL: hubURL,
 		Token: home.Token(), HAURL: home.URL(), HAToken: home.Token(), SandboxDir: home.Sandbox().Root,
 		Recorder: home.RecorderPath(), Supervisor: home.SupervisorURL(), UserToken: home.UserToken(), Logins: home.Logins(),
 	}}
@@ -96,6 +110,12 @@ func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog
 	}
 	return d, nil
 }
+
+// The simulated hub's Hub Security login.
+const (
+	demoHubUser     = "admin"
+	demoHubPassword = "demo-hub-password"
+)
 
 // DemoUser is who the demo's panel takes its visitor for: in the add-on, Home Assistant's ingress
 // names the user instead.
@@ -139,6 +159,9 @@ func (d *Demo) Close() error {
 		d.stopPanel()
 	}
 	err := d.App.Close()
+	if cerr := d.Hubitat.Close(); err == nil {
+		err = cerr
+	}
 	if cerr := d.Home.Close(); err == nil {
 		err = cerr
 	}

@@ -44,6 +44,8 @@ func startDemoWith(t testing.TB, so sim.Options, mutate func(*config.Config)) *e
 		t.Fatal(err)
 	}
 	cfg.RateLimit = 0
+	// The demo's Hubitat hub takes tools/list past auto's budget; these tests call tools directly.
+	cfg.ToolMode = "all"
 	if mutate != nil {
 		mutate(cfg)
 	}

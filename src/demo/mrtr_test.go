@@ -200,13 +200,13 @@ func TestPermissionsThroughInputRequired(t *testing.T) {
 
 	t.Run("an answer without hamcp's state grants nothing", func(t *testing.T) {
 		args := map[string]any{"sql": "SELECT 1"}
-		a := m.call(t, "ha_execute_sql", args, "", "accept")
+		a := m.call(t, "ha_query_sql", args, "", "accept")
 		asked(t, a, "database")
 	})
 
 	t.Run("without elicitation the approval link is the way", func(t *testing.T) {
 		plain := &modernClient{url: e.url, token: e.d.Info.Token, caps: map[string]any{}}
-		te := plain.call(t, "ha_execute_sql", map[string]any{"sql": "SELECT 2"}, "", "").toolError(t)
+		te := plain.call(t, "ha_query_sql", map[string]any{"sql": "SELECT 2"}, "", "").toolError(t)
 		if te.Error != "permission_required" || fmt.Sprint(te.Details["approval_url"]) == "" || te.Details["approval_url"] == nil {
 			t.Fatalf("want the approval link: %+v", te)
 		}

@@ -33,8 +33,8 @@ func TestModelCannotReachPastItsGrants(t *testing.T) {
 		args           map[string]any
 	}{
 		{"ha_get_logs", "filesystem", map[string]any{}},
-		{"ha_read_logs", "filesystem", map[string]any{}},
-		{"ha_execute_sql", "database", map[string]any{"sql": "SELECT 1"}},
+		{"ha_query_sql", "database", map[string]any{"sql": "SELECT 1"}},
+		{"ha_write_sql", "database", map[string]any{"sql": "DELETE FROM states"}},
 	} {
 		if te := asToolError(t, callJSON(t, a, c.tool, c.args, nil)); te.Error != "permission_required" || te.Details["category"] != c.category {
 			t.Errorf("%s: %+v", c.tool, te)
@@ -53,7 +53,6 @@ func TestModelCannotReachPastItsGrants(t *testing.T) {
 		{"ha_call_service", map[string]any{"domain": "shell_command", "service": "x", "confirm": true}},
 		{"ha_call_service", map[string]any{"domain": "homeassistant", "service": "restart", "confirm": true}},
 		{"ha_restart", map[string]any{"confirm": true}},
-		{"ha_restart_homeassistant", map[string]any{"confirm": true}},
 		{"ha_execute_command", map[string]any{"command": "true"}},
 	} {
 		if te := asToolError(t, callJSON(t, none, c.tool, c.args, nil)); te.Error != "permission_required" || te.Details["category"] != "command" {

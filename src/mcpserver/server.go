@@ -29,9 +29,13 @@ type Options struct {
 	Name, Version string
 	Registry      *toolkit.Registry
 	Filter        toolkit.Filter
-	Env           *toolkit.Env
-	Logger        *slog.Logger
-	Extensions    []Extension
+	// ToolMode is how tools are offered (option tool_mode; "" = all); ListBudget is the tools/list
+	// size auto mode offers flat (0 = toolkit.DefaultListBudget).
+	ToolMode   toolkit.Mode
+	ListBudget int
+	Env        *toolkit.Env
+	Logger     *slog.Logger
+	Extensions []Extension
 	// Completion answers completion/complete (prompt arguments, resource template variables).
 	Completion func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 	// Subscribe and Unsubscribe enable resources/subscribe.
@@ -68,12 +72,25 @@ func New(o Options) *Builder {
 	return b
 }
 
-// Tools returns the tools a session sees.
+// Tools returns the tools a session may call: listed, or in search mode found and run through
+// hamcp_call_tool.
 func (b *Builder) Tools(readOnly bool) []*toolkit.Tool {
 	f := b.o.Filter
 	f.ReadOnly = f.ReadOnly || readOnly
 	return b.o.Registry.Select(f)
 }
+
+// Listed returns the tools a session's tools/list holds and the mode they follow (auto resolved):
+// in search mode the core tools and the search and call tools, which reach all of Tools(readOnly).
+func (b *Builder) Listed(readOnly bool) ([]*toolkit.Tool, toolkit.Mode) {
+	f := b.o.Filter
+	f.ReadOnly = f.ReadOnly || readOnly
+	return b.o.Registry.Surface(f, b.o.ToolMode, b.o.ListBudget)
+}
+
+// searchInstructions is added to Instructions when not every tool is listed.
+const searchInstructions = `
+- Not every tool is listed: when none of yours fits, find one with ` + toolkit.SearchToolName + ` and run it with ` + toolkit.CallToolName + `.`
 
 // Server returns the server for full access (readOnly=false) or for read-only sessions.
 func (b *Builder) Server(readOnly bool) *mcp.Server {
@@ -82,8 +99,13 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 	if s, ok := b.servers[readOnly]; ok {
 		return s
 	}
+	tools, mode := b.Listed(readOnly)
+	instructions := Instructions
+	if mode == toolkit.ModeSearch {
+		instructions += searchInstructions
+	}
 	opts := &mcp.ServerOptions{
-		Instructions:       Instructions,
+		Instructions:       instructions,
 		Logger:             b.o.Logger,
 		CompletionHandler:  b.o.Completion,
 		SubscribeHandler:   b.o.Subscribe,
@@ -97,8 +119,15 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: b.o.Name, Title: "hamcp — Home Assistant MCP server", Version: b.o.Version}, opts)
 	s.AddReceivingMiddleware(b.trackingMiddleware)
-	for _, t := range b.Tools(readOnly) {
+	for _, t := range tools {
 		t.Install(s, b.o.Env)
+	}
+	// Resources and prompts follow the same toolset and disabled filters as the tools.
+	for _, r := range b.o.Registry.SelectResources(b.o.Filter) {
+		r.Install(s)
+	}
+	for _, p := range b.o.Registry.SelectPrompts(b.o.Filter) {
+		p.Install(s)
 	}
 	for _, ext := range b.o.Extensions {
 		ext(s, readOnly)

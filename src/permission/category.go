@@ -21,10 +21,13 @@ const (
 	// SupervisorToken lets a command run with the add-on's Supervisor token (ha_execute_command with
 	// supervisor_token=true), on top of the command grant.
 	SupervisorToken Category = "supervisor_token"
+	// DatabaseWrite lets SQL change the recorder database (ha_write_sql), on top of the database
+	// grant, so that approving queries never approves writes.
+	DatabaseWrite Category = "database_write"
 )
 
 // AllCategories lists every category in display order.
-var AllCategories = []Category{Filesystem, Database, Command, SupervisorToken, HubAdmin}
+var AllCategories = []Category{Filesystem, Database, DatabaseWrite, Command, SupervisorToken, HubAdmin}
 
 // ParseCategory accepts a category name in any case, with surrounding spaces.
 func ParseCategory(s string) (Category, error) {
@@ -32,12 +35,12 @@ func ParseCategory(s string) (Category, error) {
 	if c.valid() {
 		return c, nil
 	}
-	return "", fmt.Errorf("unknown permission category %q: use one of filesystem, database, command, supervisor_token, hub_admin", s)
+	return "", fmt.Errorf("unknown permission category %q: use one of filesystem, database, database_write, command, supervisor_token, hub_admin", s)
 }
 
 func (c Category) valid() bool {
 	switch c {
-	case Filesystem, Database, Command, SupervisorToken, HubAdmin:
+	case Filesystem, Database, DatabaseWrite, Command, SupervisorToken, HubAdmin:
 		return true
 	}
 	return false
@@ -79,9 +82,13 @@ var defaultWarnings = map[Category]string{
 		"Home Assistant runs (custom_components, automations with shell commands), so treat it like command " +
 		"access. Overwritten and deleted files are kept in a trash for recovery; system folders (/etc, /usr, " +
 		"/bin, /sbin, /sys, /proc) stay off limits.",
-	Database: "Database access lets the assistant run SQL on Home Assistant's recorder database: read all " +
-		"recorded history (states, events, statistics — which can show when people are home) and, only when a " +
-		"call explicitly asks for writes, change or delete rows, which can corrupt the history.",
+	Database: "Database access lets the assistant read Home Assistant's recorder database with SQL: all " +
+		"recorded history (states, events, statistics — which can show when people are home). Changing the " +
+		"database is asked for separately.",
+	DatabaseWrite: "Database write access lets the assistant change and delete rows and tables of Home " +
+		"Assistant's recorder database with SQL (on top of database access). Home Assistant does not expect " +
+		"anyone else to write there: history can be lost or linked wrongly until it restarts, and deleted rows " +
+		"cannot come back.",
 	Command: "Command access lets the assistant run any shell command inside the hamcp add-on as root, each " +
 		"with a time limit (30 seconds by default, at most 10 minutes), and run code through Home Assistant: " +
 		"install, start, stop and update add-ons and HACS downloads, restart Home Assistant, and call services " +

@@ -181,7 +181,7 @@ func classifyTokens(toks []token) (Statement, error) {
 		inner.Verb = "EXPLAIN"
 		return inner, nil
 	default:
-		return st, refuse("statement starts with %q, which is not a SQL statement this tool runs: start with SELECT, WITH, VALUES, EXPLAIN or PRAGMA (or a write with allow_write)", first.text)
+		return st, refuse("statement starts with %q, which is not a SQL statement this tool runs: start with SELECT, WITH, VALUES, EXPLAIN or PRAGMA (a write needs the write tool)", first.text)
 	}
 	return st, nil
 }
@@ -297,5 +297,5 @@ func (s Statement) RequireRead() error {
 	if s.ReadOnly {
 		return nil
 	}
-	return refuse("%s is a %s statement and this call is read-only: use SELECT/WITH/VALUES/EXPLAIN or a read-only PRAGMA, or pass allow_write for a write", s.Verb, s.Kind)
+	return refuse("%s is a %s statement and this call is read-only: use SELECT/WITH/VALUES/EXPLAIN or a read-only PRAGMA here; a write needs the write tool", s.Verb, s.Kind)
 }

@@ -22,6 +22,8 @@ var migrations = []migration{
 	{2, "permission_grants", createPermissionGrants},
 	{3, "oauth", createOAuth},
 	{4, "oauth_quotas_and_refresh_grace", addOAuthQuotasAndGrace},
+	{5, "hubitat_rule_variables", createHubitatRuleVariables},
+	{6, "hubitat_captures_debug_log_backups", createHubitat},
 }
 
 func createAuditLog(ctx context.Context, tx *sql.Tx) error {

@@ -3,7 +3,6 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"github.com/hamcp/hamcp/src/internal/httpx"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -102,16 +100,19 @@ func (c *Client) Do(ctx context.Context, method, path string, body any, out any)
 			return fmt.Errorf("supervisor: encoding %s %s body: %w", method, path, err)
 		}
 	}
-	return c.roundTrip(ctx, method, path, payload, "application/json", func(resp *http.Response) error {
+	return c.roundTrip(ctx, httpx.Request{Method: method, Path: path, Body: payload, Accept: "application/json"}, func(resp *http.Response) error {
 		var env struct {
 			Result  string          `json:"result"`
 			Message string          `json:"message"`
 			Data    json.RawMessage `json:"data"`
 		}
-		dec := json.NewDecoder(io.LimitReader(resp.Body, maxJSONBody))
+		dec := json.NewDecoder(httpx.Limit(resp.Body, maxJSONBody))
 		if err := dec.Decode(&env); err != nil {
-			if errors.Is(err, io.EOF) {
+			switch {
+			case errors.Is(err, io.EOF):
 				return nil // some actions answer 200 with no body
+			case errors.Is(err, httpx.ErrTooLarge):
+				return fmt.Errorf("supervisor: %s %s: answer %w", method, path, err)
 			}
 			return fmt.Errorf("supervisor: %s %s: malformed answer: %w", method, path, err)
 		}
@@ -139,7 +140,7 @@ func (c *Client) Logs(ctx context.Context, path string, lines int) (string, erro
 		q.Set("lines", fmt.Sprint(lines))
 	}
 	var text string
-	err := c.roundTrip(ctx, http.MethodGet, path+"?"+q.Encode(), nil, "text/plain", func(resp *http.Response) error {
+	err := c.roundTrip(ctx, httpx.Request{Method: http.MethodGet, Path: path, Query: q, Accept: "text/plain"}, func(resp *http.Response) error {
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxLogBody+1))
 		if err != nil {
 			return err
@@ -153,47 +154,18 @@ func (c *Client) Logs(ctx context.Context, path string, lines int) (string, erro
 	return text, err
 }
 
-func (c *Client) roundTrip(ctx context.Context, method, path string, body []byte, accept string, read func(*http.Response) error) error {
-	if _, ok := ctx.Deadline(); !ok && c.callTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.callTimeout)
-		defer cancel()
+func (c *Client) roundTrip(ctx context.Context, r httpx.Request, read func(*http.Response) error) error {
+	r.Token = c.token
+	backend := httpx.Backend{Name: "supervisor", Base: c.base, HTTP: c.http, Timeout: c.callTimeout, MaxErrorBody: maxErrorBody,
+		Status:      func(status int, body []byte) error { return parseErrorBody(status, body) },
+		Unreachable: c.transportError,
 	}
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
-	if err != nil {
-		return fmt.Errorf("supervisor: building %s %s: %w", method, path, err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", accept)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return c.transportError(ctx, err)
-	}
-	defer httpx.DrainClose(resp)
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return parseErrorBody(resp.StatusCode, data)
-	}
-	if err := read(resp); err != nil {
-		var nerr net.Error
-		if ctx.Err() != nil || errors.As(err, &nerr) {
-			return c.transportError(ctx, err)
-		}
-		return err
-	}
-	return nil
+	return backend.Do(ctx, r, read)
 }
 
-func (c *Client) transportError(ctx context.Context, err error) error {
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return fmt.Errorf("supervisor: request to %s cancelled: %w", c.base, ctx.Err())
+func (c *Client) transportError(err error, cancelled bool) error {
+	if cancelled {
+		return fmt.Errorf("supervisor: request to %s cancelled: %w", c.base, context.Canceled)
 	}
 	return fmt.Errorf("%w at %s: %w", ErrUnavailable, c.base, httpx.Cause(err))
 }

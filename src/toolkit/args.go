@@ -270,6 +270,9 @@ func enrichSchema(t reflect.Type, s *jsonschema.Schema) {
 			continue
 		}
 		applyTags(f, ps)
+		if rules, _, _ := strings.Cut(f.Tag.Get("validate"), ",dive"); slices.Contains(strings.Split(rules, ","), "required") && !slices.Contains(s.Required, name) {
+			s.Required = append(s.Required, name)
+		}
 		ft := f.Type
 		for ft.Kind() == reflect.Pointer {
 			ft = ft.Elem()
@@ -286,45 +289,18 @@ func enrichSchema(t reflect.Type, s *jsonschema.Schema) {
 }
 
 func applyTags(f reflect.StructField, ps *jsonschema.Schema) {
-	kind := f.Type.Kind()
-	if kind == reflect.Pointer {
-		kind = f.Type.Elem().Kind()
+	rules := f.Tag.Get("validate")
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	numeric := kind >= reflect.Int && kind <= reflect.Float64
-	for _, rule := range strings.Split(f.Tag.Get("validate"), ",") {
-		tag, param, _ := strings.Cut(rule, "=")
-		switch tag {
-		case "oneof":
-			if kind == reflect.String {
-				ps.Enum = nil
-				for _, v := range strings.Fields(param) {
-					ps.Enum = append(ps.Enum, v)
-				}
-			}
-		case "min", "gte", "max", "lte":
-			n, err := strconv.ParseFloat(param, 64)
-			if err != nil {
-				continue
-			}
-			lower := tag == "min" || tag == "gte"
-			switch {
-			case numeric && lower:
-				ps.Minimum = &n
-			case numeric:
-				ps.Maximum = &n
-			case kind == reflect.String && lower:
-				v := int(n)
-				ps.MinLength = &v
-			case kind == reflect.String:
-				v := int(n)
-				ps.MaxLength = &v
-			}
-		case "entity_id":
-			if kind == reflect.String {
-				ps.Pattern = entityIDRe.String()
-			}
-		}
+	// Rules after "dive" are about the items of a slice: they go to the items' schema.
+	here, items, dived := strings.Cut(rules, ",dive")
+	applyRules(here, t, ps)
+	if dived && ps.Items != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		applyRules(strings.TrimPrefix(items, ","), t.Elem(), ps.Items)
 	}
+	kind := t.Kind()
 	if d, ok := f.Tag.Lookup("default"); ok {
 		ps.Default = literal(d, kind)
 	}
@@ -334,6 +310,87 @@ func applyTags(f reflect.StructField, ps *jsonschema.Schema) {
 			ps.Examples = []any{v}
 		}
 	}
+}
+
+// applyRules says in JSON Schema what the validate rules of one value say: enum, bounds, lengths
+// and item counts, patterns and formats. A rule JSON Schema cannot state (iso8601 accepts more
+// than format date-time) is said in the description instead, so the model sees every rule.
+func applyRules(rules string, t reflect.Type, ps *jsonschema.Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	kind := t.Kind()
+	numeric := kind >= reflect.Int && kind <= reflect.Float64
+	list := kind == reflect.Slice || kind == reflect.Array || kind == reflect.Map
+	for _, rule := range strings.Split(rules, ",") {
+		tag, param, _ := strings.Cut(rule, "=")
+		n, nErr := strconv.ParseFloat(param, 64)
+		count := int(n)
+		switch tag {
+		case "oneof":
+			if kind == reflect.String {
+				ps.Enum = nil
+				for _, v := range strings.Fields(param) {
+					ps.Enum = append(ps.Enum, v)
+				}
+			}
+		case "min", "gte", "max", "lte", "gt", "lt", "len":
+			if nErr != nil {
+				continue
+			}
+			lower, upper := tag == "min" || tag == "gte" || tag == "len", tag == "max" || tag == "lte" || tag == "len"
+			switch {
+			case numeric && tag == "gt":
+				ps.ExclusiveMinimum = &n
+			case numeric && tag == "lt":
+				ps.ExclusiveMaximum = &n
+			case numeric:
+				if lower {
+					ps.Minimum = &n
+				}
+				if upper {
+					ps.Maximum = &n
+				}
+			case kind == reflect.String:
+				if lower {
+					ps.MinLength = &count
+				}
+				if upper {
+					ps.MaxLength = &count
+				}
+			case list && kind != reflect.Map:
+				if lower {
+					ps.MinItems = &count
+				}
+				if upper {
+					ps.MaxItems = &count
+				}
+			}
+		case "entity_id":
+			ps.Pattern = entityIDRe.String()
+		case "domain":
+			ps.Pattern = domainRe.String()
+		case "url", "http_url":
+			ps.Format = "uri"
+			if tag == "http_url" {
+				describe(ps, "an http(s) URL", "http")
+			}
+		case "iso8601":
+			describe(ps, "ISO-8601 time or date", "ISO-8601")
+		}
+	}
+}
+
+// describe appends what a rule requires to a description that does not say it yet.
+func describe(ps *jsonschema.Schema, rule, mention string) {
+	if strings.Contains(ps.Description, mention) {
+		return
+	}
+	if ps.Description == "" {
+		ps.Description = rule
+		return
+	}
+	ps.Description += " (" + rule + ")"
 }
 
 // literal renders a tag value as JSON for the field's kind.

@@ -8,8 +8,8 @@ const (
 
 // Page is embedded in the args of every tool that returns a list.
 type Page struct {
-	Limit  int `json:"limit,omitempty" jsonschema:"max items to return (default 100, max 1000)" validate:"omitempty,min=1,max=1000"`
-	Offset int `json:"offset,omitempty" jsonschema:"items to skip; pass next_offset from the previous page" validate:"omitempty,min=0"`
+	Limit  int `json:"limit,omitempty" jsonschema:"page size (default 100)" validate:"omitempty,min=1,max=1000"`
+	Offset int `json:"offset,omitempty" jsonschema:"next_offset of the previous page" validate:"omitempty,min=0"`
 }
 
 // Effective returns the limit and offset with defaults applied.

@@ -11,6 +11,10 @@ import (
 type Registry struct {
 	tools  []*Tool
 	byName map[string]*Tool
+	// resources and prompts are filtered by toolset like tools (resource.go).
+	resources []*Resource
+	prompts   []*Prompt
+	core      []string // listed in search mode next to the search (SetCore)
 }
 
 // NewRegistry returns an empty registry.
@@ -56,17 +60,24 @@ type Filter struct {
 func (r *Registry) Select(f Filter) []*Tool {
 	var out []*Tool
 	for _, t := range r.tools {
-		if len(f.Toolsets) > 0 && !slices.Contains(f.Toolsets, t.toolset) {
-			continue
-		}
-		if f.ReadOnly && !t.readOnly {
-			continue
-		}
-		if slices.Contains(f.Disabled, t.Name()) {
+		if f.why(t) != "" {
 			continue
 		}
 		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name() < out[j].Name() })
 	return out
+}
+
+// why says which option leaves t out of f ("" when f keeps it).
+func (f Filter) why(t *Tool) string {
+	switch {
+	case len(f.Toolsets) > 0 && !slices.Contains(f.Toolsets, t.toolset):
+		return "its toolset " + t.toolset + " is not in the toolsets option"
+	case f.ReadOnly && !t.readOnly:
+		return "it changes things and this session is read-only (the read_only option or a read-only sign-in)"
+	case slices.Contains(f.Disabled, t.Name()):
+		return "it is listed in the disabled_tools option"
+	}
+	return ""
 }

@@ -27,6 +27,8 @@ const (
 	HubAdmin   Category = "hub_admin"
 	// SupervisorToken: a command gets the add-on's Supervisor token (asked for on top of Command).
 	SupervisorToken Category = "supervisor_token"
+	// DatabaseWrite: a statement changes the recorder database (asked for on top of Database).
+	DatabaseWrite Category = "database_write"
 )
 
 // Spec declares a tool. In is the args struct; Out is what the handler returns.
@@ -39,6 +41,10 @@ type Spec[In, Out any] struct {
 	Category Category
 	// Conditional is a permission only some calls need, decided from their arguments (grants.go).
 	Conditional *Condition[In]
+	// Available, when set, says whether the tool may run at all in this installation (an option
+	// that switches it off). It is asked before anything else, so a tool the administrator left
+	// off never sends the user a grant or confirmation they cannot usefully give.
+	Available func() error
 	// Confirm is a confirmation some calls need from the user (confirm.go). It adds the `confirm`
 	// argument to the schema; the handler never sees it.
 	Confirm *Confirm[In]
@@ -64,6 +70,8 @@ type Tool struct {
 	confirm  string  // when calls need the user's confirmation, for DOCS.md ("" = never)
 	readOnly bool
 	invoke   func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
+	// direct answers the call itself instead of through env.run (hamcp_call_tool, which runs its target through env.run).
+	direct func(ctx context.Context, env *Env, req *mcp.CallToolRequest) *mcp.CallToolResult
 }
 
 // Define builds a Tool from its spec. It panics on a malformed declaration, which is a
@@ -107,6 +115,11 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 		t.confirm = s.Confirm.When
 	}
 	t.invoke = func(ctx context.Context, c *Call, args map[string]any) (any, string, error) {
+		if s.Available != nil {
+			if err := s.Available(); err != nil {
+				return nil, "", err
+			}
+		}
 		var in In
 		said, key := false, ""
 		if s.Confirm != nil {
@@ -167,6 +180,9 @@ func (t *Tool) Definition() *mcp.Tool { return t.def }
 // Install adds the tool to an MCP server; every call goes through env.
 func (t *Tool) Install(s *mcp.Server, env *Env) {
 	s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if t.direct != nil {
+			return t.direct(ctx, env, req), nil
+		}
 		return env.run(ctx, t, req), nil
 	})
 }

@@ -24,8 +24,8 @@ type (
 		Info demoInfo
 	}
 	demoInfo struct {
-		MCPURL, Token, HAURL, HAToken, SandboxDir, SSH, PanelURL string
-		Logins                                                   []struct {
+		MCPURL, Token, HAURL, HAToken, SandboxDir, SSH, PanelURL, HubitatURL string
+		Logins                                                               []struct {
 			Username, Password string
 			Admin              bool
 		}

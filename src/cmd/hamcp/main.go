@@ -296,6 +296,9 @@ func printBanner(i demoInfo, noAuth bool, rateLimit int) {
 		fmt.Fprintf(&b, "  hamcp panel      %s   (approvals, clients, activity; as a demo user)\n", i.PanelURL)
 	}
 	fmt.Fprintf(&b, "  Simulated HA     %s   (token %s)\n", i.HAURL, i.HAToken)
+	if i.HubitatURL != "" {
+		fmt.Fprintf(&b, "  Simulated Hubitat %s   (Maker API and hub admin; --hubitat-admin-read/--hubitat-admin-write)\n", i.HubitatURL)
+	}
 	fmt.Fprintf(&b, "  Sandbox (/config) %s\n", i.SandboxDir)
 	for _, l := range i.Logins {
 		role := "administrator"

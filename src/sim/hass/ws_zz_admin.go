@@ -34,6 +34,18 @@ func adminCommands() map[string]wsCommand {
 				}
 				c.result(id, c.s.h.ConfigEntryDetails(str(m, "domain"), types))
 			}},
+		"homeassistant/expose_entity/list": {admin: true, handle: func(c *wsConn, id int64, m map[string]any) {
+			c.result(id, map[string]any{"exposed_entities": c.s.h.ExposedEntities()})
+		}},
+		"homeassistant/expose_entity": {admin: true, schema: schema{{name: "assistants", req: true, kind: "strlist"},
+			{name: "entity_ids", req: true, kind: "strlist"}, {name: "should_expose", req: true, kind: "bool"}},
+			handle: func(c *wsConn, id int64, m map[string]any) {
+				if err := c.s.h.ExposeEntities(strList(m["assistants"]), strList(m["entity_ids"]), boolOr(m, "should_expose", false)); err != nil {
+					c.haError(id, err)
+					return
+				}
+				c.result(id, nil)
+			}},
 		"repairs/list_issues": {handle: func(c *wsConn, id int64, m map[string]any) {
 			c.result(id, map[string]any{"issues": c.s.h.RepairIssues()})
 		}},

@@ -19,6 +19,7 @@ type adminState struct {
 	// integration that keeps failing to set up, so health checks have
 	// something to find.
 	extraEntries []EntryDetails
+	exposed      map[string]map[string]bool // voice-assistant settings (expose_admin.go)
 }
 
 var (
@@ -35,7 +36,7 @@ func (h *Home) admin() *adminState {
 		return a
 	}
 	created := Epoch(h.start.Add(-90 * 24 * time.Hour))
-	a := &adminState{hacs: seedHACS(), issues: seedIssues(h.start), extraEntries: []EntryDetails{
+	a := &adminState{hacs: seedHACS(), issues: seedIssues(h.start), exposed: seedExposed(), extraEntries: []EntryDetails{
 		newEntryDetails("01J8Q3ZQ7H5V0T8N2K4M6P8R0S", "hacs", "HACS", "user", "loaded", nil, created),
 		newEntryDetails("01J8Q40B2C4D6E8F0G2H4J6K8M", "tuya", "Tuya", "user", "setup_retry",
 			strp("Unable to connect to the Tuya cloud: connection timed out"), created),

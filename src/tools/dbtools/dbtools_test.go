@@ -1,8 +1,10 @@
 package dbtools_test
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,16 +50,21 @@ type sqlResult struct {
 	Warnings   []string `json:"warnings"`
 }
 
-// What each database tool declares: the category every call needs, whether it changes anything,
-// and which calls need the user's confirmation.
+// What each database tool declares: the grants its calls need, whether it changes anything, and
+// which calls need the user's confirmation. One rule per tool: reads under database, writes under
+// database and database_write, whichever statement the model sends.
 func TestDatabaseToolsDeclare(t *testing.T) {
 	t.Parallel()
+	db := toolkit.Grant{Category: toolkit.Database}
 	want := map[string]struct {
 		readOnly bool
 		confirm  string
+		grants   []toolkit.Grant
 	}{
-		"ha_execute_sql": {false, ""}, "ha_get_state_history": {true, ""}, "ha_query_statistics_db": {true, ""},
-		"ha_database_info": {true, ""}, "ha_purge_database": {false, "always (`delete`)"},
+		"ha_query_sql":      {true, "", []toolkit.Grant{db}},
+		"ha_write_sql":      {false, "", []toolkit.Grant{db, {Category: toolkit.DatabaseWrite, When: "it runs (every call)"}}},
+		"ha_database_info":  {true, "", []toolkit.Grant{db}},
+		"ha_purge_database": {false, "always (`delete`)", []toolkit.Grant{db}},
 	}
 	tools := dbtools.Tools(dbtools.Deps{})
 	if len(tools) != len(want) {
@@ -67,8 +74,8 @@ func TestDatabaseToolsDeclare(t *testing.T) {
 		w, ok := want[tool.Name()]
 		_, hasConfirm := tool.Definition().InputSchema.(*jsonschema.Schema).Properties["confirm"]
 		if !ok || hasConfirm != (w.confirm != "") || tool.Category() != toolkit.Database || tool.ReadOnly() != w.readOnly || tool.ConfirmWhen() != w.confirm ||
-			*tool.Definition().Annotations.DestructiveHint == w.readOnly || tool.Toolset() != dbtools.SetDatabase {
-			t.Errorf("%s: category %q read-only %v confirm %q", tool.Name(), tool.Category(), tool.ReadOnly(), tool.ConfirmWhen())
+			*tool.Definition().Annotations.DestructiveHint == w.readOnly || tool.Toolset() != dbtools.SetDatabase || !slices.Equal(tool.Grants(), w.grants) {
+			t.Errorf("%s: category %q read-only %v confirm %q grants %v", tool.Name(), tool.Category(), tool.ReadOnly(), tool.ConfirmWhen(), tool.Grants())
 		}
 	}
 }
@@ -83,10 +90,8 @@ func TestDatabaseToolsNeedTheUsersGrant(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"ha_execute_sql", map[string]any{"sql": "SELECT 1"}},
-		{"ha_execute_sql", map[string]any{"sql": "DELETE FROM states", "allow_write": true}},
-		{"ha_get_state_history", map[string]any{"entity_id": "sun.sun"}},
-		{"ha_query_statistics_db", map[string]any{}},
+		{"ha_query_sql", map[string]any{"sql": "SELECT 1"}},
+		{"ha_write_sql", map[string]any{"sql": "DELETE FROM states"}},
 		{"ha_database_info", map[string]any{}},
 		{"ha_purge_database", map[string]any{"keep_days": 1, "confirm": true}},
 	} {
@@ -106,11 +111,11 @@ func TestDatabaseToolsNeedTheUsersGrant(t *testing.T) {
 	}
 }
 
-func TestExecuteSQL(t *testing.T) {
+func TestQuerySQL(t *testing.T) {
 	t.Parallel()
 	s := dbSession(t)
 	var n sqlResult
-	s.OK(t, "ha_execute_sql", map[string]any{"sql": "SELECT COUNT(*) FROM states_meta"}, &n)
+	s.OK(t, "ha_query_sql", map[string]any{"sql": "SELECT COUNT(*) FROM states_meta"}, &n)
 	entities := int(n.Rows[0][0].(float64))
 	if entities < 10 {
 		t.Fatalf("states_meta holds %d rows", entities)
@@ -130,11 +135,14 @@ func TestExecuteSQL(t *testing.T) {
 		{"the last page", map[string]any{"sql": "SELECT entity_id FROM states_meta ORDER BY entity_id", "limit": 5, "offset": entities - 2}, 2, false, 0, "without LIMIT"},
 		{"no LIMIT is capped and says so", map[string]any{"sql": "SELECT entity_id FROM states_meta ORDER BY entity_id"}, entities, false, 0, "capped"},
 		{"a read PRAGMA", map[string]any{"sql": "PRAGMA user_version"}, 1, false, 0, ""},
+		// Long-term statistics straight from the file (ha_query_statistics_db before), e.g. while HA is down.
+		{"statistics rows", map[string]any{"sql": "SELECT s.start_ts, s.mean FROM statistics s JOIN statistics_meta m ON m.id = s.metadata_id " +
+			"WHERE m.statistic_id = ? AND s.mean IS NOT NULL ORDER BY s.start_ts LIMIT 3", "params": []any{"sensor.house_power"}}, 3, false, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			var r sqlResult
-			s.OK(t, "ha_execute_sql", c.args, &r)
+			s.OK(t, "ha_query_sql", c.args, &r)
 			if r.Count != c.count || len(r.Rows) != c.count || r.Truncated != c.truncated || r.NextOffset != c.next ||
 				c.warning != "" && !strings.Contains(strings.Join(r.Warnings, " "), c.warning) {
 				t.Errorf("got count %d truncated %v next %d warnings %v", r.Count, r.Truncated, r.NextOffset, r.Warnings)
@@ -145,193 +153,28 @@ func TestExecuteSQL(t *testing.T) {
 		t.Parallel()
 		var a, b sqlResult
 		q := "SELECT entity_id FROM states_meta ORDER BY entity_id"
-		s.OK(t, "ha_execute_sql", map[string]any{"sql": q, "limit": 4}, &a)
-		s.OK(t, "ha_execute_sql", map[string]any{"sql": q, "limit": 4, "offset": a.NextOffset}, &b)
+		s.OK(t, "ha_query_sql", map[string]any{"sql": q, "limit": 4}, &a)
+		s.OK(t, "ha_query_sql", map[string]any{"sql": q, "limit": 4, "offset": a.NextOffset}, &b)
 		if a.Rows[3][0].(string) >= b.Rows[0][0].(string) || b.Offset != 4 {
 			t.Errorf("page 2 does not follow page 1: %v then %v", a.Rows, b.Rows)
 		}
 	})
 	for _, c := range []errCase{
-		{"a write without allow_write", "ha_execute_sql", map[string]any{"sql": "DELETE FROM states"}, "write_not_allowed", "allow_write", "recorder.purge_entities"},
-		{"DDL without allow_write", "ha_execute_sql", map[string]any{"sql": "DROP TABLE states"}, "write_not_allowed", "allow_write", ""},
-		{"ATTACH", "ha_execute_sql", map[string]any{"sql": "ATTACH DATABASE '/tmp/x.db' AS x"}, "statement_refused", "sql", ""},
-		{"ATTACH with allow_write", "ha_execute_sql", map[string]any{"sql": "ATTACH DATABASE '/tmp/x.db' AS x", "allow_write": true}, "statement_refused", "sql", ""},
-		{"load_extension", "ha_execute_sql", map[string]any{"sql": "SELECT load_extension('/tmp/x')"}, "statement_refused", "sql", ""},
-		{"a file-changing PRAGMA", "ha_execute_sql", map[string]any{"sql": "PRAGMA journal_mode=DELETE"}, "statement_refused", "sql", ""},
-		{"two statements", "ha_execute_sql", map[string]any{"sql": "SELECT 1; DELETE FROM states"}, "statement_refused", "sql", ""},
-		{"VACUUM with allow_write", "ha_execute_sql", map[string]any{"sql": "VACUUM", "allow_write": true}, "statement_refused", "sql", "repack"},
-		{"BEGIN with allow_write", "ha_execute_sql", map[string]any{"sql": "BEGIN", "allow_write": true}, "statement_refused", "sql", ""},
-		{"no sql", "ha_execute_sql", map[string]any{}, "invalid_argument", "sql", ""},
-		{"limit over 1000", "ha_execute_sql", map[string]any{"sql": "SELECT 1", "limit": 5000}, "invalid_argument", "limit", ""},
-		{"negative offset", "ha_execute_sql", map[string]any{"sql": "SELECT 1", "offset": -1}, "invalid_argument", "offset", ""},
-		{"a missing table", "ha_execute_sql", map[string]any{"sql": "SELECT * FROM no_such_table"}, "database_error", "", "no_such_table"},
+		// The read tool runs reads only, whatever the model sends: the recorder's guard classifies it.
+		{"a write", "ha_query_sql", map[string]any{"sql": "DELETE FROM states"}, "statement_refused", "sql", "ha_write_sql"},
+		{"a write behind WITH", "ha_query_sql", map[string]any{"sql": "WITH x AS (SELECT 1) DELETE FROM states"}, "statement_refused", "sql", "database_write"},
+		{"DDL", "ha_query_sql", map[string]any{"sql": "DROP TABLE states"}, "statement_refused", "sql", "ha_write_sql"},
+		{"ATTACH", "ha_query_sql", map[string]any{"sql": "ATTACH DATABASE '/tmp/x.db' AS x"}, "statement_refused", "sql", ""},
+		{"load_extension", "ha_query_sql", map[string]any{"sql": "SELECT load_extension('/tmp/x')"}, "statement_refused", "sql", ""},
+		{"a file-changing PRAGMA", "ha_query_sql", map[string]any{"sql": "PRAGMA journal_mode=DELETE"}, "statement_refused", "sql", ""},
+		{"two statements", "ha_query_sql", map[string]any{"sql": "SELECT 1; DELETE FROM states"}, "statement_refused", "sql", ""},
+		{"the old allow_write", "ha_query_sql", map[string]any{"sql": "DELETE FROM states", "allow_write": true}, "invalid_argument", "allow_write", ""},
+		{"no sql", "ha_query_sql", map[string]any{}, "invalid_argument", "sql", ""},
+		{"limit over 1000", "ha_query_sql", map[string]any{"sql": "SELECT 1", "limit": 5000}, "invalid_argument", "limit", ""},
+		{"negative offset", "ha_query_sql", map[string]any{"sql": "SELECT 1", "offset": -1}, "invalid_argument", "offset", ""},
+		{"a missing table", "ha_query_sql", map[string]any{"sql": "SELECT * FROM no_such_table"}, "database_error", "", "no_such_table"},
 		// The byte budget: a page stops at the answer's cap while it is read, and says how to narrow it.
-		{"a page over the byte budget", "ha_execute_sql", map[string]any{"sql": "SELECT printf('%.*c', 60000, 'x') FROM states LIMIT 50"}, "database_error", "", "add LIMIT or select fewer columns"},
-	} {
-		t.Run(c.Name, func(t *testing.T) { t.Parallel(); c.check(t, s) })
-	}
-}
-
-type historyList struct {
-	Total      int  `json:"total"`
-	Count      int  `json:"count"`
-	NextOffset *int `json:"next_offset"`
-	Items      []struct {
-		EntityID    string         `json:"entity_id"`
-		State       string         `json:"state"`
-		LastUpdated time.Time      `json:"last_updated"`
-		Attributes  map[string]any `json:"attributes"`
-		BeforeStart bool           `json:"before_start"`
-	} `json:"items"`
-}
-
-// busiest is the entity with the most recorded states in the last day.
-func busiest(t *testing.T, s *tooltest.Session) string {
-	t.Helper()
-	var r sqlResult
-	s.OK(t, "ha_execute_sql", map[string]any{"sql": "SELECT m.entity_id FROM states s JOIN states_meta m ON m.metadata_id = s.metadata_id " +
-		"WHERE s.last_updated_ts > unixepoch('now', '-1 day') GROUP BY m.entity_id ORDER BY COUNT(*) DESC LIMIT 1"}, &r)
-	if len(r.Rows) != 1 {
-		t.Fatalf("no recorded states: %+v", r)
-	}
-	return r.Rows[0][0].(string)
-}
-
-func TestStateHistory(t *testing.T) {
-	t.Parallel()
-	s := dbSession(t)
-	entity := busiest(t, s)
-	var all historyList
-	s.OK(t, "ha_get_state_history", map[string]any{"entity_id": entity, "hours": 24, "limit": 1000}, &all)
-	if all.Total < 3 || all.Count != all.Total || all.NextOffset != nil {
-		t.Fatalf("a day of %s: total %d count %d", entity, all.Total, all.Count)
-	}
-	for i, it := range all.Items {
-		if it.EntityID != entity || it.Attributes != nil || i > 0 && it.LastUpdated.Before(all.Items[i-1].LastUpdated) {
-			t.Fatalf("row %d: %+v", i, it)
-		}
-	}
-	end := time.Now().UTC().Format(time.RFC3339)
-	start := time.Now().UTC().Add(-6 * time.Hour).Format(time.RFC3339)
-	for _, c := range []struct {
-		name  string
-		args  map[string]any
-		check func(historyList) bool
-	}{
-		{"paged", map[string]any{"entity_id": entity, "limit": 2}, func(l historyList) bool {
-			return l.Count == 2 && l.Total == all.Total && l.NextOffset != nil && *l.NextOffset == 2
-		}},
-		{"second page", map[string]any{"entity_id": entity, "limit": 2, "offset": 2}, func(l historyList) bool {
-			return l.Count == 2 && l.Items[0].LastUpdated.Equal(all.Items[2].LastUpdated)
-		}},
-		{"with attributes", map[string]any{"entity_id": entity, "limit": 1, "include_attributes": true}, func(l historyList) bool {
-			return l.Count == 1 && l.Items[0].Attributes != nil
-		}},
-		{"start and end", map[string]any{"entity_id": entity, "start": start, "end": end}, func(l historyList) bool {
-			return l.Total > 0 && l.Total <= all.Total
-		}},
-		{"the state at start comes first", map[string]any{"entity_id": "sun.sun", "hours": 1}, func(l historyList) bool {
-			return l.Total >= 1 && l.Items[0].EntityID == "sun.sun"
-		}},
-		{"significant only is a subset", map[string]any{"entity_id": entity, "significant_only": true, "limit": 1000}, func(l historyList) bool {
-			return l.Total <= all.Total
-		}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			var l historyList
-			s.OK(t, "ha_get_state_history", c.args, &l)
-			if !c.check(l) {
-				t.Errorf("total %d count %d next %v first %+v", l.Total, l.Count, l.NextOffset, l.Items)
-			}
-		})
-	}
-	for _, c := range []errCase{
-		{"no entity", "ha_get_state_history", map[string]any{}, "invalid_argument", "entity_id", ""},
-		{"not an entity id", "ha_get_state_history", map[string]any{"entity_id": "Living Room"}, "invalid_argument", "entity_id", ""},
-		{"an unknown entity", "ha_get_state_history", map[string]any{"entity_id": "sensor.nowhere_at_all"}, "not_found", "", ""},
-		{"start after end", "ha_get_state_history", map[string]any{"entity_id": entity, "start": end, "end": start}, "invalid_argument", "start", ""},
-		{"start not a time", "ha_get_state_history", map[string]any{"entity_id": entity, "start": "yesterday"}, "invalid_argument", "start", ""},
-		{"hours over ten years", "ha_get_state_history", map[string]any{"entity_id": entity, "hours": 100000}, "invalid_argument", "hours", ""},
-		{"limit over 1000", "ha_get_state_history", map[string]any{"entity_id": entity, "limit": 1001}, "invalid_argument", "limit", ""},
-	} {
-		t.Run(c.Name, func(t *testing.T) { t.Parallel(); c.check(t, s) })
-	}
-}
-
-func TestStatistics(t *testing.T) {
-	t.Parallel()
-	s := dbSession(t)
-	var ids struct {
-		Total      int  `json:"total"`
-		NextOffset *int `json:"next_offset"`
-		Items      []struct {
-			StatisticID string `json:"statistic_id"`
-			HasSum      bool   `json:"has_sum"`
-			MeanType    int    `json:"mean_type"`
-		} `json:"items"`
-	}
-	s.OK(t, "ha_query_statistics_db", map[string]any{}, &ids)
-	if ids.Total == 0 {
-		t.Fatal("no statistic ids")
-	}
-	var mean string
-	for _, it := range ids.Items {
-		if it.MeanType == 1 && mean == "" {
-			mean = it.StatisticID
-		}
-	}
-	if mean == "" {
-		t.Fatalf("no statistic with a mean: %+v", ids.Items)
-	}
-	var one = ids
-	s.OK(t, "ha_query_statistics_db", map[string]any{"limit": 1}, &one)
-	if len(one.Items) != 1 || one.NextOffset == nil && ids.Total > 1 {
-		t.Errorf("paged ids: %+v", one)
-	}
-	var found = ids
-	s.OK(t, "ha_query_statistics_db", map[string]any{"search": mean}, &found)
-	if found.Total < 1 || found.Items[0].StatisticID != mean {
-		t.Errorf("search %s: %+v", mean, found)
-	}
-	type rows struct {
-		Total      int  `json:"total"`
-		Count      int  `json:"count"`
-		NextOffset *int `json:"next_offset"`
-		Items      []struct {
-			Start time.Time `json:"start"`
-			Mean  *float64  `json:"mean"`
-		} `json:"items"`
-	}
-	for _, c := range []struct {
-		name  string
-		args  map[string]any
-		check func(rows) bool
-	}{
-		{"hourly rows, paged", map[string]any{"statistic_id": mean, "limit": 3}, func(r rows) bool {
-			return r.Count == 3 && r.Total > 3 && r.NextOffset != nil && r.Items[0].Mean != nil && r.Items[0].Start.Before(r.Items[1].Start)
-		}},
-		{"5-minute rows", map[string]any{"statistic_id": mean, "table": "statistics_short_term", "days": 1, "limit": 1}, func(r rows) bool {
-			return r.Count == 1 && r.Total > 24
-		}},
-		{"no rows in the future", map[string]any{"statistic_id": mean, "start": time.Now().Add(24 * time.Hour).Format(time.RFC3339), "end": time.Now().Add(48 * time.Hour).Format(time.RFC3339)}, func(r rows) bool {
-			return r.Total == 0 && r.Count == 0 && r.Items != nil
-		}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			var r rows
-			s.OK(t, "ha_query_statistics_db", c.args, &r)
-			if !c.check(r) {
-				t.Errorf("%+v", r)
-			}
-		})
-	}
-	for _, c := range []errCase{
-		{"unknown table", "ha_query_statistics_db", map[string]any{"statistic_id": mean, "table": "states"}, "invalid_argument", "table", ""},
-		{"unknown statistic", "ha_query_statistics_db", map[string]any{"statistic_id": "sensor.nothing_here"}, "not_found", "", ""},
-		{"days over ten years", "ha_query_statistics_db", map[string]any{"statistic_id": mean, "days": 4000}, "invalid_argument", "days", ""},
-		{"end not a time", "ha_query_statistics_db", map[string]any{"statistic_id": mean, "end": "soon"}, "invalid_argument", "end", ""},
+		{"a page over the byte budget", "ha_query_sql", map[string]any{"sql": "SELECT printf('%.*c', 60000, 'x') FROM states LIMIT 50"}, "database_error", "", "add LIMIT or select fewer columns"},
 	} {
 		t.Run(c.Name, func(t *testing.T) { t.Parallel(); c.check(t, s) })
 	}
@@ -366,34 +209,65 @@ func TestDatabaseInfo(t *testing.T) {
 
 const ancient = "SELECT COUNT(*) FROM states WHERE state = 'tooltest-ancient'"
 
-// A write runs only with allow_write, in a session the user granted the database to. Purging
-// deletes history for good, so the user confirms that exact call (the model's confirm=true is not
-// enough under default options); while Home Assistant runs it goes through recorder.purge.
+// A write runs only through ha_write_sql, in a session the user granted both database and
+// database_write to: the database grant alone, which queries need, does not let SQL change
+// anything. Purging deletes history for good, so the user confirms that exact call (the model's
+// confirm=true is not enough under default options); while Home Assistant runs it goes through
+// recorder.purge.
 func TestWriteThenPurge(t *testing.T) {
 	t.Parallel()
-	s := dbSession(t)
 	insert := map[string]any{"sql": "INSERT INTO states (metadata_id, state, last_updated_ts, last_changed_ts) " +
 		"SELECT metadata_id, 'tooltest-ancient', unixepoch('now', ?), unixepoch('now', ?) FROM states_meta WHERE entity_id = 'sun.sun'",
-		"params": []any{"-30 days", "-30 days"}, "allow_write": true}
-	if e := fx.Session(t).Fail(t, "ha_execute_sql", insert); e.Code != "permission_required" {
-		t.Errorf("a write without the grant: %+v", e)
+		"params": []any{"-30 days", "-30 days"}}
+	readOnly := fx.Granted(t, permission.Database)
+	for _, c := range []struct {
+		name     string
+		s        *tooltest.Session
+		category string
+	}{
+		{"no grant", fx.Session(t), "database"},
+		{"database only", readOnly, "database_write"},
+		{"database_write only", fx.Granted(t, permission.DatabaseWrite), "database"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if e := c.s.Fail(t, "ha_write_sql", insert); e.Code != "permission_required" || e.Details["category"] != c.category {
+				t.Errorf("a write: %+v", e)
+			}
+		})
 	}
+	var n sqlResult
+	readOnly.OK(t, "ha_query_sql", map[string]any{"sql": ancient}, &n)
+	if n.Rows[0][0] != 0.0 {
+		t.Fatalf("a refused write changed the database: %v", n.Rows)
+	}
+
+	s := fx.Granted(t, permission.Database, permission.DatabaseWrite)
 	var w struct {
 		Kind         string   `json:"kind"`
 		RowsAffected int64    `json:"rows_affected"`
 		Warnings     []string `json:"warnings"`
 	}
-	s.OK(t, "ha_execute_sql", insert, &w)
+	s.OK(t, "ha_write_sql", insert, &w)
 	if w.Kind != "write" || w.RowsAffected != 1 || !strings.Contains(strings.Join(w.Warnings, " "), "caches recorder ids") {
 		t.Fatalf("write: %+v", w)
 	}
-	if got := s.Audit(t, store.AuditQuery{Tool: "ha_execute_sql", Outcome: store.OutcomeOK}); len(got) == 0 || !strings.Contains(got[0].ArgsSummary, "INSERT INTO states") {
+	if got := s.Audit(t, store.AuditQuery{Tool: "ha_write_sql", Outcome: store.OutcomeOK}); len(got) == 0 || !strings.Contains(got[0].ArgsSummary, "INSERT INTO states") {
 		t.Errorf("the write is not in the audit log: %+v", got)
 	}
-	var n sqlResult
-	s.OK(t, "ha_execute_sql", map[string]any{"sql": ancient}, &n)
+	s.OK(t, "ha_query_sql", map[string]any{"sql": ancient}, &n)
 	if n.Rows[0][0] != 1.0 {
 		t.Fatalf("the row written: %v", n.Rows)
+	}
+	for _, c := range []errCase{
+		{"a read", "ha_write_sql", map[string]any{"sql": "SELECT 1"}, "statement_refused", "sql", "ha_query_sql"},
+		{"ATTACH", "ha_write_sql", map[string]any{"sql": "ATTACH DATABASE '/tmp/x.db' AS x"}, "statement_refused", "sql", ""},
+		{"a trigger", "ha_write_sql", map[string]any{"sql": "CREATE TRIGGER t AFTER INSERT ON states BEGIN DELETE FROM states; END"}, "statement_refused", "sql", ""},
+		{"VACUUM", "ha_write_sql", map[string]any{"sql": "VACUUM"}, "statement_refused", "sql", "repack"},
+		{"BEGIN", "ha_write_sql", map[string]any{"sql": "BEGIN"}, "statement_refused", "sql", ""},
+		{"no sql", "ha_write_sql", map[string]any{}, "invalid_argument", "sql", ""},
+		{"paging is for reads", "ha_write_sql", map[string]any{"sql": "DELETE FROM states WHERE 0", "limit": 5}, "invalid_argument", "limit", ""},
+	} {
+		t.Run(c.Name, func(t *testing.T) { c.check(t, s) })
 	}
 
 	args := map[string]any{"keep_days": 10, "confirm": true}
@@ -412,7 +286,7 @@ func TestWriteThenPurge(t *testing.T) {
 	if r["via"] != "recorder.purge" {
 		t.Fatalf("purge while HA runs: %v", r)
 	}
-	s.OK(t, "ha_execute_sql", map[string]any{"sql": ancient}, &n)
+	s.OK(t, "ha_query_sql", map[string]any{"sql": ancient}, &n)
 	if n.Rows[0][0] != 0.0 {
 		t.Errorf("the 30-day-old row survived a purge keeping 10 days: %v", n.Rows)
 	}
@@ -449,5 +323,10 @@ func TestMissingDatabase(t *testing.T) {
 		if !errors.As(err, &te) || te.Code != "database_unavailable" || !strings.Contains(te.Hint, "recorder_db") {
 			t.Fatalf("%v", err)
 		}
+	}
+	// ha_get_history reads through the same opener (hatools.Recorder) and gets the same error.
+	_, _, err := o.StateHistory(context.Background(), "sun.sun", time.Now().Add(-time.Hour), time.Now(), 10, 0)
+	if te := toolkit.AsError(err); te.Code != "database_unavailable" {
+		t.Fatalf("state history without a file: %v", err)
 	}
 }

@@ -57,11 +57,11 @@ func namePathField(te, err error, fields map[string]string) error {
 }
 
 type readArgs struct {
-	Path     string `json:"path" jsonschema:"file path under an allowed root, e.g. /config/configuration.yaml (relative paths are under /config)" validate:"required" example:"/config/configuration.yaml"`
-	Encoding string `json:"encoding,omitempty" jsonschema:"text (default) or base64 for binary files" validate:"omitempty,oneof=text base64"`
-	Offset   int64  `json:"offset,omitempty" jsonschema:"text: first line to return (1-based); base64: byte offset" validate:"omitempty,min=0"`
-	Lines    int    `json:"lines,omitempty" jsonschema:"text: number of lines to return from offset (max 5000)" validate:"omitempty,min=1,max=5000"`
-	MaxSize  int64  `json:"max_size,omitempty" jsonschema:"largest file (or base64 chunk) to return whole, in bytes (default 1048576)" validate:"omitempty,min=1,max=4194304"`
+	Path     string `json:"path" jsonschema:"file path; relative paths are under /config" validate:"required" example:"/config/configuration.yaml"`
+	Encoding string `json:"encoding,omitempty" jsonschema:"text (default) or base64 for binary" validate:"omitempty,oneof=text base64"`
+	Offset   int64  `json:"offset,omitempty" jsonschema:"text: first line (1-based); base64: byte offset" validate:"omitempty,min=0"`
+	Lines    int    `json:"lines,omitempty" jsonschema:"text: lines to return from offset" validate:"omitempty,min=1,max=5000"`
+	MaxSize  int64  `json:"max_size,omitempty" jsonschema:"largest file or base64 chunk to return, in bytes" validate:"omitempty,min=1,max=4194304"`
 }
 
 type readResult struct {
@@ -77,17 +77,17 @@ type readResult struct {
 }
 
 type writeArgs struct {
-	Path       string `json:"path" jsonschema:"file path under an allowed root, e.g. /config/automations.yaml" validate:"required"`
+	Path       string `json:"path" jsonschema:"file path" validate:"required"`
 	Content    string `json:"content" jsonschema:"the complete new content"`
 	Encoding   string `json:"encoding,omitempty" jsonschema:"text (default) or base64" validate:"omitempty,oneof=text base64"`
 	CreateDirs bool   `json:"create_dirs,omitempty" jsonschema:"create missing parent directories"`
 	Exclusive  bool   `json:"exclusive,omitempty" jsonschema:"fail if the file already exists"`
-	Mode       string `json:"mode,omitempty" jsonschema:"octal permissions for a new file, e.g. 0644 (existing files keep theirs)"`
+	Mode       string `json:"mode,omitempty" jsonschema:"octal mode of a new file, e.g. 0644"`
 }
 
 type listArgs struct {
-	Path   string `json:"path,omitempty" jsonschema:"directory, e.g. /config (default /config)"`
-	Hidden bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot (e.g. .storage)"`
+	Path   string `json:"path,omitempty" jsonschema:"directory (default /config)"`
+	Hidden bool   `json:"hidden,omitempty" jsonschema:"include dot names (.storage)"`
 	toolkit.Page
 }
 
@@ -96,20 +96,20 @@ type pathArgs struct {
 }
 
 type deleteArgs struct {
-	Path      string `json:"path" jsonschema:"file or directory to delete (it goes to the trash)" validate:"required"`
+	Path      string `json:"path" jsonschema:"file or directory" validate:"required"`
 	Recursive bool   `json:"recursive,omitempty" jsonschema:"required to delete a non-empty directory"`
 }
 
 type moveArgs struct {
 	From      string `json:"from" jsonschema:"existing path" validate:"required"`
 	To        string `json:"to" jsonschema:"new path" validate:"required"`
-	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"replace an existing target (it goes to the trash)"`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"replace an existing target"`
 }
 
 type restoreArgs struct {
-	ID        string `json:"id,omitempty" jsonschema:"trash item to restore; omit to list the versions kept for path"`
-	Path      string `json:"path,omitempty" jsonschema:"with id: where to restore (default: where it was); without id: list the versions of this path (empty: the whole trash)"`
-	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"replace a file that now exists at the target (it goes to the trash)"`
+	ID        string `json:"id,omitempty" jsonschema:"trash item to restore; omit to list versions"`
+	Path      string `json:"path,omitempty" jsonschema:"with id: where to restore; without: whose versions to list"`
+	Overwrite bool   `json:"overwrite,omitempty" jsonschema:"replace a file now at the target"`
 	toolkit.Page
 }
 
@@ -120,73 +120,28 @@ type restoreResult struct {
 
 // Tools returns the filesystem tools over f.
 func Tools(f *fsguard.FS) []*toolkit.Tool {
-	read := toolkit.Define(toolkit.Spec[readArgs, readResult]{
+	return []*toolkit.Tool{readFile(f), writeFile(f), listDirectory(f), fileInfo(f), deleteFile(f), moveFile(f), restoreFile(f)}
+}
+
+// readFile is ha_read_file.
+func readFile(f *fsguard.FS) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[readArgs, readResult]{
 		Name: "ha_read_file", Toolset: SetFiles, Title: "Read a file", Category: toolkit.Filesystem,
 		Description: "Read a file under the allowed roots (/config, /homeassistant, /ssl, /backup, /share, /media, /addons, /addon_configs). " +
-			"Text by default; for long files read a window with offset (first line) and lines. encoding=base64 for binary files. " +
-			"Files over max_size (1 MB) are refused with advice. Needs the user's filesystem permission for this session. " +
-			"To find files use ha_list_directory; for YAML configuration prefer the config tools when they exist.",
+			"Text by default; a long file by window (offset = first line, lines); encoding=base64 for binary. Over max_size it is refused with advice. " +
+			"Find files with ha_list_directory. Needs the filesystem permission.",
 		ReadOnly: true,
 		Summary:  func(a readArgs) string { return a.Path },
-		Handler: func(ctx context.Context, c *toolkit.Call, a readArgs) (readResult, error) {
-			maxSize := a.MaxSize
-			if maxSize == 0 {
-				maxSize = fsguard.DefaultMaxRead
-			}
-			if a.Encoding == "base64" {
-				data, info, err := f.ReadFile(a.Path, a.Offset, maxSize)
-				if err != nil {
-					return readResult{}, fsError(err)
-				}
-				r := readResult{Path: info.Path, Size: info.Size, Encoding: "base64", Content: base64.StdEncoding.EncodeToString(data), Offset: a.Offset}
-				if end := a.Offset + int64(len(data)); end < info.Size {
-					r.Truncated = true
-					r.Next = "read the rest with offset=" + strconv.FormatInt(end, 10)
-				}
-				return r, nil
-			}
-			info, err := f.Stat(a.Path)
-			if err != nil {
-				return readResult{}, fsError(err)
-			}
-			if info.IsDir {
-				return readResult{}, &toolkit.Error{Code: "is_directory", Field: "path", Message: a.Path + " is a directory", Hint: "use ha_list_directory"}
-			}
-			if a.Offset == 0 && a.Lines == 0 {
-				if info.Size > maxSize {
-					return readResult{}, &toolkit.Error{Code: "too_large", Field: "max_size", Message: fmt.Sprintf("%s is %d bytes, over max_size %d", info.Path, info.Size, maxSize),
-						Hint: "read a window with offset (first line) and lines, e.g. {\"offset\": 1, \"lines\": 200}, or search it with a command if allowed"}
-				}
-				data, _, err := f.ReadFile(a.Path, 0, maxSize)
-				if err != nil {
-					return readResult{}, fsError(err)
-				}
-				if !utf8.Valid(data) {
-					return readResult{}, &toolkit.Error{Code: "binary_file", Field: "encoding", Message: info.Path + " is not UTF-8 text", Hint: "read it with encoding=base64"}
-				}
-				return readResult{Path: info.Path, Size: info.Size, Encoding: "text", Content: string(data)}, nil
-			}
-			from := int(a.Offset)
-			if from == 0 {
-				from = 1
-			}
-			text, total, truncated, err := f.ReadLines(a.Path, from, a.Lines)
-			if err != nil {
-				return readResult{}, fsError(err)
-			}
-			r := readResult{Path: info.Path, Size: info.Size, Encoding: "text", Content: text, FromLine: from, TotalLines: total, Truncated: truncated}
-			if truncated {
-				r.Next = "continue after the last line returned with a larger offset"
-			}
-			return r, nil
-		},
+		Handler:  func(ctx context.Context, c *toolkit.Call, a readArgs) (readResult, error) { return read(f, a) },
 	})
+}
 
-	write := toolkit.Define(toolkit.Spec[writeArgs, fsguard.WriteResult]{
+// writeFile is ha_write_file.
+func writeFile(f *fsguard.FS) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[writeArgs, fsguard.WriteResult]{
 		Name: "ha_write_file", Toolset: SetFiles, Title: "Write a file", Category: toolkit.Filesystem,
-		Description: "Create or replace a file under the allowed roots with the complete new content. The write is atomic (never half-written) and the previous version is kept in the trash " +
-			"(restore it with ha_restore_file). Never under /etc, /usr, /bin, /sbin, /sys, /proc. Read the file first and change only what the user asked; " +
-			"after editing Home Assistant configuration, validate it before reloading or restarting. Needs the filesystem permission.",
+		Description: "Create or replace a file with its complete new content: atomic, and the old version goes to the trash (ha_restore_file). " +
+			"Read the file first and change only what the user asked; validate HA configuration before reloading or restarting. Needs the filesystem permission.",
 		Destructive: true,
 		Summary:     func(a writeArgs) string { return fmt.Sprintf("%s (%d bytes)", a.Path, len(a.Content)) },
 		Handler: func(ctx context.Context, c *toolkit.Call, a writeArgs) (fsguard.WriteResult, error) {
@@ -212,13 +167,15 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 			return res, nil
 		},
 	})
+}
 
-	list := toolkit.Define(toolkit.Spec[listArgs, toolkit.List[fsguard.Entry]]{
+// listDirectory is ha_list_directory.
+func listDirectory(f *fsguard.FS) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listArgs, toolkit.List[fsguard.Entry]]{
 		Name: "ha_list_directory", Toolset: SetFiles, Title: "List a directory", Category: toolkit.Filesystem,
-		Description: "List a directory under the allowed roots with size, mode and modification time, sorted by name. Hidden names (starting with a dot) are left out unless hidden=true. " +
-			"Paged: limit (default 100, max 1000), offset. Path \"/\" lists the roots. Needs the filesystem permission.",
-		ReadOnly: true,
-		Summary:  func(a listArgs) string { return a.Path },
+		Description: "List a directory under the allowed roots (size, mode, modification time), by name; dot names only with hidden=true. Path \"/\" lists the roots. Paged. Needs the filesystem permission.",
+		ReadOnly:    true,
+		Summary:     func(a listArgs) string { return a.Path },
 		Handler: func(ctx context.Context, c *toolkit.Call, a listArgs) (toolkit.List[fsguard.Entry], error) {
 			limit, offset := a.Page.Effective()
 			if a.Path == "/" {
@@ -242,10 +199,13 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 			return toolkit.Window(entries, total, a.Page), nil
 		},
 	})
+}
 
-	info := toolkit.Define(toolkit.Spec[pathArgs, fsguard.FileInfo]{
+// fileInfo is ha_file_info.
+func fileInfo(f *fsguard.FS) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[pathArgs, fsguard.FileInfo]{
 		Name: "ha_file_info", Toolset: SetFiles, Title: "File details", Category: toolkit.Filesystem,
-		Description: "Show one path's details: size, type, permissions, owner and group, link count, modification/access/change times and a symlink's target. Needs the filesystem permission.",
+		Description: "One path's details: size, type, permissions, owner, times, a symlink's target. Needs the filesystem permission.",
 		ReadOnly:    true,
 		Summary:     func(a pathArgs) string { return a.Path },
 		Handler: func(ctx context.Context, c *toolkit.Call, a pathArgs) (fsguard.FileInfo, error) {
@@ -256,10 +216,13 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 			return fi, nil
 		},
 	})
+}
 
-	del := toolkit.Define(toolkit.Spec[deleteArgs, fsguard.TrashItem]{
+// deleteFile is ha_delete_file.
+func deleteFile(f *fsguard.FS) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[deleteArgs, fsguard.TrashItem]{
 		Name: "ha_delete_file", Toolset: SetFiles, Title: "Delete a file", Category: toolkit.Filesystem,
-		Description: "Delete a file or directory by moving it to hamcp's trash (kept 7 days; ha_restore_file brings it back). A non-empty directory needs recursive=true. " +
+		Description: "Delete a file or directory (recursive=true if not empty) by moving it to hamcp's trash for 7 days (ha_restore_file). " +
 			"Ask the user before deleting anything they did not name. Needs the filesystem permission.",
 		Destructive: true,
 		Summary:     func(a deleteArgs) string { return a.Path },
@@ -271,10 +234,13 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 			return item, nil
 		},
 	})
+}
 
-	move := toolkit.Define(toolkit.Spec[moveArgs, map[string]string]{
+// moveFile is ha_move_file.
+func moveFile(f *fsguard.FS) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[moveArgs, map[string]string]{
 		Name: "ha_move_file", Toolset: SetFiles, Title: "Move or rename", Category: toolkit.Filesystem,
-		Description: "Move or rename a file or directory within the allowed roots. An existing target is replaced only with overwrite=true, and then kept in the trash. Needs the filesystem permission.",
+		Description: "Move or rename within the allowed roots; an existing target is replaced only with overwrite=true (and kept in the trash). Needs the filesystem permission.",
 		Destructive: true,
 		Summary:     func(a moveArgs) string { return a.From + " -> " + a.To },
 		Handler: func(ctx context.Context, c *toolkit.Call, a moveArgs) (map[string]string, error) {
@@ -284,11 +250,14 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 			return map[string]string{"from": a.From, "to": a.To}, nil
 		},
 	})
+}
 
-	restore := toolkit.Define(toolkit.Spec[restoreArgs, restoreResult]{
+// restoreFile is ha_restore_file.
+func restoreFile(f *fsguard.FS) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[restoreArgs, restoreResult]{
 		Name: "ha_restore_file", Toolset: SetFiles, Title: "Restore from trash", Category: toolkit.Filesystem,
-		Description: "Bring back a deleted or overwritten file from hamcp's trash. Without id it lists the versions kept for path (newest first; empty path lists the whole trash); " +
-			"with id it restores that version to where it was (or to path); restored_to in the answer is where it is now. A file now at the target is replaced only with overwrite=true and then itself kept in the trash. Needs the filesystem permission.",
+		Description: "Bring back a deleted or overwritten file from the trash. Without id: list the versions kept for path (newest first; no path: whole trash). " +
+			"With id: restore it where it was (or to path); restored_to says where. A file now there is replaced only with overwrite=true. Needs the filesystem permission.",
 		Destructive: true,
 		Summary:     func(a restoreArgs) string { return a.ID + " " + a.Path },
 		Handler: func(ctx context.Context, c *toolkit.Call, a restoreArgs) (restoreResult, error) {
@@ -307,5 +276,58 @@ func Tools(f *fsguard.FS) []*toolkit.Tool {
 			return restoreResult{Restored: &item}, nil
 		},
 	})
-	return []*toolkit.Tool{read, write, list, info, del, move, restore}
+}
+
+// read serves ha_read_file: a whole text file, a window of lines, or a base64 chunk.
+func read(f *fsguard.FS, a readArgs) (readResult, error) {
+	maxSize := a.MaxSize
+	if maxSize == 0 {
+		maxSize = fsguard.DefaultMaxRead
+	}
+	if a.Encoding == "base64" {
+		data, info, err := f.ReadFile(a.Path, a.Offset, maxSize)
+		if err != nil {
+			return readResult{}, fsError(err)
+		}
+		r := readResult{Path: info.Path, Size: info.Size, Encoding: "base64", Content: base64.StdEncoding.EncodeToString(data), Offset: a.Offset}
+		if end := a.Offset + int64(len(data)); end < info.Size {
+			r.Truncated = true
+			r.Next = "read the rest with offset=" + strconv.FormatInt(end, 10)
+		}
+		return r, nil
+	}
+	info, err := f.Stat(a.Path)
+	if err != nil {
+		return readResult{}, fsError(err)
+	}
+	if info.IsDir {
+		return readResult{}, &toolkit.Error{Code: "is_directory", Field: "path", Message: a.Path + " is a directory", Hint: "use ha_list_directory"}
+	}
+	if a.Offset == 0 && a.Lines == 0 {
+		if info.Size > maxSize {
+			return readResult{}, &toolkit.Error{Code: "too_large", Field: "max_size", Message: fmt.Sprintf("%s is %d bytes, over max_size %d", info.Path, info.Size, maxSize),
+				Hint: "read a window with offset (first line) and lines, e.g. {\"offset\": 1, \"lines\": 200}, or search it with a command if allowed"}
+		}
+		data, _, err := f.ReadFile(a.Path, 0, maxSize)
+		if err != nil {
+			return readResult{}, fsError(err)
+		}
+		if !utf8.Valid(data) {
+			return readResult{}, &toolkit.Error{Code: "binary_file", Field: "encoding", Message: info.Path + " is not UTF-8 text", Hint: "read it with encoding=base64"}
+		}
+		return readResult{Path: info.Path, Size: info.Size, Encoding: "text", Content: string(data)}, nil
+	}
+	from := int(a.Offset)
+	if from == 0 {
+		from = 1
+	}
+	text, total, truncated, err := f.ReadLines(a.Path, from, a.Lines)
+	if err != nil {
+		return readResult{}, fsError(err)
+	}
+	r := readResult{Path: info.Path, Size: info.Size, Encoding: "text", Content: text, FromLine: from, TotalLines: total, Truncated: truncated}
+	if truncated {
+		r.Next = "continue after the last line returned with a larger offset"
+	}
+	return r, nil
 }

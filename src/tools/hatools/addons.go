@@ -7,20 +7,20 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
-
 
 // slugRe is an add-on slug ("core_mosquitto", "a0d7b954_vscode", "self"); anything else could
 // steer the request path.
 var slugRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
 
 type manageAddonsArgs struct {
-	Action string `json:"action" jsonschema:"what to do" validate:"required,oneof=list info install uninstall start stop restart update" example:"list"`
-	Slug   string `json:"slug,omitempty" jsonschema:"the add-on's slug from the list, e.g. core_mosquitto (all actions but list)"`
-	Scope  string `json:"scope,omitempty" jsonschema:"list: installed (default) or store (every add-on that can be installed)" validate:"omitempty,oneof=installed store"`
-	Search string `json:"search,omitempty" jsonschema:"list: text to find in names, slugs and descriptions"`
+	Action string `json:"action" validate:"required,oneof=list info install uninstall start stop restart update" example:"list"`
+	Slug   string `json:"slug,omitempty" jsonschema:"from the list, e.g. core_mosquitto"`
+	Scope  string `json:"scope,omitempty" jsonschema:"list" validate:"omitempty,oneof=installed store"`
+	Search string `json:"search,omitempty" jsonschema:"list"`
 	toolkit.Page
 }
 
@@ -58,43 +58,29 @@ var risky = map[string]string{
 }
 
 type manageHACSArgs struct {
-	Action     string `json:"action" jsonschema:"what to do; download installs or updates" validate:"required,oneof=list info download remove" example:"list"`
-	Repository string `json:"repository,omitempty" jsonschema:"info/download/remove: the repository id or owner/name, e.g. piitaya/lovelace-mushroom"`
-	Category   string `json:"category,omitempty" jsonschema:"list: only this category (plugin = dashboard cards)" validate:"omitempty,oneof=integration plugin theme template python_script appdaemon"`
-	Installed  *bool  `json:"installed,omitempty" jsonschema:"list: only installed (true) or not installed (false)"`
-	Search     string `json:"search,omitempty" jsonschema:"list: text to find in names and descriptions"`
-	Version    string `json:"version,omitempty" jsonschema:"download: the release to install (default latest)"`
+	Action     string `json:"action" validate:"required,oneof=list info download remove" example:"list"`
+	Repository string `json:"repository,omitempty" jsonschema:"id or owner/name"`
+	Category   string `json:"category,omitempty" jsonschema:"list; plugin = cards" validate:"omitempty,oneof=integration plugin theme template python_script appdaemon"`
+	Installed  *bool  `json:"installed,omitempty" jsonschema:"list"`
+	Search     string `json:"search,omitempty" jsonschema:"list"`
+	Version    string `json:"version,omitempty" jsonschema:"download (default latest)"`
 	toolkit.Page
 }
 
-type hacsRepo struct {
-	ID               string   `json:"id"`
-	FullName         string   `json:"full_name"`
-	Name             string   `json:"name"`
-	Category         string   `json:"category"`
-	Installed        bool     `json:"installed"`
-	InstalledVersion *string  `json:"installed_version,omitempty"`
-	AvailableVersion *string  `json:"available_version,omitempty"`
-	PendingUpgrade   bool     `json:"pending_upgrade,omitempty"`
-	Status           string   `json:"status,omitempty"`
-	Description      string   `json:"description,omitempty"`
-	Domain           *string  `json:"domain,omitempty"`
-	Stars            int      `json:"stars,omitempty"`
-	Releases         []string `json:"releases,omitempty"`
-	LocalPath        string   `json:"local_path,omitempty"`
-	Homeassistant    *string  `json:"homeassistant,omitempty"`
-}
-
 type hacsResult struct {
-	Action     string                  `json:"action"`
-	List       *toolkit.List[hacsRepo] `json:"list,omitempty"`
-	Repository *hacsRepo               `json:"repository,omitempty"`
-	Done       string                  `json:"done,omitempty"`
-	Note       string                  `json:"note,omitempty"`
+	Action     string                                      `json:"action"`
+	List       *toolkit.List[homeassistant.HACSRepository] `json:"list,omitempty"`
+	Repository *homeassistant.HACSRepository               `json:"repository,omitempty"`
+	Done       string                                      `json:"done,omitempty"`
+	Note       string                                      `json:"note,omitempty"`
 }
 
-func addonTools(d Deps) []*toolkit.Tool {
-	addons := toolkit.Define(toolkit.Spec[manageAddonsArgs, addonsResult]{
+// addonTools are the add-on and HACS tools, in the order tools/list shows them.
+func addonTools(d Deps) []*toolkit.Tool { return []*toolkit.Tool{manageAddons(d), manageHACS(d)} }
+
+// manageAddons is ha_manage_addons.
+func manageAddons(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[manageAddonsArgs, addonsResult]{
 		Name: "ha_manage_addons", Toolset: SetAddons, Title: "Manage add-ons", Conditional: addonGrant,
 		Confirm: &toolkit.Confirm[manageAddonsArgs]{When: "action uninstall (`delete`); stop, restart or update (`change`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a manageAddonsArgs) (toolkit.Ask, error) {
@@ -108,51 +94,58 @@ func addonTools(d Deps) []*toolkit.Tool {
 				}
 				return plain(class, strings.ToUpper(what[:1])+strings.Replace(what[1:], "%s", a.Slug, 1)+"?"), nil
 			}},
-		Description: "Supervisor add-ons: list (installed, or scope=store for installable ones; paged, search), info, install, start, and, confirmed by the user: stop, restart, update, uninstall. " +
-			"Every action but list and info needs the user's command permission (add-ons run code). Needs the Supervisor (Home Assistant OS or Supervised).",
+		Description: "Supervisor add-ons: list (scope=store: installable), info, install, start; confirmed by the user: stop, restart, update, uninstall. All but list and info need command permission. Needs HA OS or Supervised.",
 		Destructive: true,
 		Summary:     func(a manageAddonsArgs) string { return a.Action + " " + a.Slug },
 		Handler: func(ctx context.Context, c *toolkit.Call, a manageAddonsArgs) (addonsResult, error) {
-			api := supervisorFor(d)
-			if a.Action == "list" {
-				return listAddons(ctx, api, a)
-			}
-			if !slugRe.MatchString(a.Slug) {
-				return addonsResult{}, toolkit.InvalidArg("slug", "is required for "+a.Action+" and must be an add-on slug from the list", `{"slug": "core_mosquitto"}`)
-			}
-			if a.Action == "info" {
-				info, err := addonInfo(ctx, api, a.Slug)
-				if err != nil {
-					return addonsResult{}, err
-				}
-				return addonsResult{Action: a.Action, Addon: info}, nil
-			}
-			if _, ok := risky[a.Action]; ok {
-				if err := refuseSelf(ctx, d, a.Slug, a.Action); err != nil {
-					return addonsResult{}, err
-				}
-			}
-			path := "/addons/" + a.Slug + "/" + a.Action
-			if a.Action == "install" || a.Action == "update" {
-				path = "/store/addons/" + a.Slug + "/" + a.Action
-			}
-			if err := api.Do(ctx, http.MethodPost, path, nil, nil); err != nil {
-				return addonsResult{}, supErr(err, "add-on management", false, `the slugs are in {"action": "list"} (scope=store for installable ones)`)
-			}
-			out := addonsResult{Action: a.Action, Done: a.Action + " " + a.Slug}
-			if a.Action != "uninstall" {
-				if info, err := addonInfo(ctx, api, a.Slug); err == nil {
-					out.Addon = pick(info, []string{"slug", "name", "state", "version", "version_latest", "update_available"})
-				}
-			}
-			if a.Action == "install" {
-				out.Note = "installed but not started: configure it if needed, then start it"
-			}
-			return out, nil
+			return d.manageAddon(ctx, a)
 		},
 	})
+}
 
-	hacs := toolkit.Define(toolkit.Spec[manageHACSArgs, hacsResult]{
+// manageAddon runs one add-on action through the Supervisor (or core's passthrough to it).
+func (d Deps) manageAddon(ctx context.Context, a manageAddonsArgs) (addonsResult, error) {
+	api := supervisorFor(d)
+	if a.Action == "list" {
+		return listAddons(ctx, api, a)
+	}
+	if !slugRe.MatchString(a.Slug) {
+		return addonsResult{}, toolkit.InvalidArg("slug", "is required for "+a.Action+" and must be an add-on slug from the list", `{"slug": "core_mosquitto"}`)
+	}
+	if a.Action == "info" {
+		info, err := addonInfo(ctx, api, a.Slug)
+		if err != nil {
+			return addonsResult{}, err
+		}
+		return addonsResult{Action: a.Action, Addon: info}, nil
+	}
+	if _, ok := risky[a.Action]; ok {
+		if err := refuseSelf(ctx, d, a.Slug, a.Action); err != nil {
+			return addonsResult{}, err
+		}
+	}
+	path := "/addons/" + a.Slug + "/" + a.Action
+	if a.Action == "install" || a.Action == "update" {
+		path = "/store/addons/" + a.Slug + "/" + a.Action
+	}
+	if err := api.Do(ctx, http.MethodPost, path, nil, nil); err != nil {
+		return addonsResult{}, supErr(err, "add-on management", false, `the slugs are in {"action": "list"} (scope=store for installable ones)`)
+	}
+	out := addonsResult{Action: a.Action, Done: a.Action + " " + a.Slug}
+	if a.Action != "uninstall" {
+		if info, err := addonInfo(ctx, api, a.Slug); err == nil {
+			out.Addon = pick(info, []string{"slug", "name", "state", "version", "version_latest", "update_available"})
+		}
+	}
+	if a.Action == "install" {
+		out.Note = "installed but not started: configure it if needed, then start it"
+	}
+	return out, nil
+}
+
+// manageHACS is ha_manage_hacs.
+func manageHACS(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[manageHACSArgs, hacsResult]{
 		Name: "ha_manage_hacs", Toolset: SetAddons, Title: "Manage HACS repositories", Conditional: hacsGrant,
 		Confirm: &toolkit.Confirm[manageHACSArgs]{When: "action remove (`delete`); download (`change`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a manageHACSArgs) (toolkit.Ask, error) {
@@ -164,70 +157,70 @@ func addonTools(d Deps) []*toolkit.Tool {
 				}
 				return toolkit.Ask{}, nil
 			}},
-		Description: "HACS (Home Assistant Community Store) custom integrations, cards and themes: list (paged; filter by category, installed, search), info, and, confirmed by the user: download (install or update; third-party code) and remove. " +
-			"download and remove need the user's command permission (HACS code runs inside Home Assistant). New integrations need ha_restart afterwards. Needs HACS installed.",
+		Description: "HACS custom integrations, cards and themes: list, info; confirmed by the user and needing command permission: download (install or update third-party code), remove. New integrations need ha_restart.",
 		Destructive: true,
 		OpenWorld:   true,
 		Summary:     func(a manageHACSArgs) string { return a.Action + " " + a.Repository },
 		Handler: func(ctx context.Context, c *toolkit.Call, a manageHACSArgs) (hacsResult, error) {
-			payload := map[string]any{}
-			if a.Category != "" {
-				payload["categories"] = []string{a.Category}
-			}
-			var repos []hacsRepo
-			if err := d.HA.Call(ctx, "hacs/repositories/list", payload, &repos); err != nil {
-				return hacsResult{}, hacsError(err, false)
-			}
-			if a.Action == "list" {
-				return hacsResult{Action: "list", List: listHACS(repos, a)}, nil
-			}
-			repo, err := findRepo(repos, a.Repository)
-			if err != nil {
-				return hacsResult{}, err
-			}
-			switch a.Action {
-			case "info":
-				info, err := hacsInfo(ctx, d, repo.ID)
-				if err != nil {
-					return hacsResult{}, err
-				}
-				return hacsResult{Action: "info", Repository: info}, nil
-			case "remove":
-				if !repo.Installed {
-					return hacsResult{}, &toolkit.Error{Code: "not_installed", Field: "repository", Message: repo.FullName + " is not installed, so there is nothing to remove"}
-				}
-				if err := d.HA.Call(ctx, "hacs/repository/remove", map[string]any{"repository": repo.ID}, nil); err != nil {
-					return hacsResult{}, hacsError(err, false)
-				}
-				note := ""
-				if repo.Category == "integration" {
-					note = "restart Home Assistant (ha_restart) to unload the integration"
-				}
-				return hacsResult{Action: "remove", Done: "removed " + repo.FullName, Note: note}, nil
-			}
-			msg := map[string]any{"repository": repo.ID}
-			if a.Version != "" {
-				msg["version"] = a.Version
-			}
-			if err := d.HA.Call(ctx, "hacs/repository/download", msg, nil); err != nil {
-				return hacsResult{}, hacsError(err, false)
-			}
-			out := hacsResult{Action: "download", Done: "downloaded " + repo.FullName}
-			if info, err := hacsInfo(ctx, d, repo.ID); err == nil {
-				out.Repository = info
-			}
-			switch repo.Category {
-			case "integration":
-				out.Note = "restart Home Assistant (ha_restart) to load it, then add it under Settings → Devices & services"
-			case "plugin":
-				out.Note = "reload the dashboard in the browser to use the card"
-			case "theme":
-				out.Note = `reload themes with ha_reload_config {"domain": "themes"}`
-			}
-			return out, nil
+			return d.manageRepository(ctx, a)
 		},
 	})
-	return []*toolkit.Tool{addons, hacs}
+}
+
+// manageRepository runs one HACS action; every action but list first resolves the repository
+// against HACS's list.
+func (d Deps) manageRepository(ctx context.Context, a manageHACSArgs) (hacsResult, error) {
+	var categories []string
+	if a.Category != "" {
+		categories = []string{a.Category}
+	}
+	repos, err := d.HA.HACSRepositories(ctx, categories...)
+	if err != nil {
+		return hacsResult{}, hacsError(err, false)
+	}
+	if a.Action == "list" {
+		return hacsResult{Action: "list", List: listHACS(repos, a)}, nil
+	}
+	repo, err := findRepo(repos, a.Repository)
+	if err != nil {
+		return hacsResult{}, err
+	}
+	switch a.Action {
+	case "info":
+		info, err := hacsInfo(ctx, d, repo.ID)
+		if err != nil {
+			return hacsResult{}, err
+		}
+		return hacsResult{Action: "info", Repository: info}, nil
+	case "remove":
+		if !repo.Installed {
+			return hacsResult{}, &toolkit.Error{Code: "not_installed", Field: "repository", Message: repo.FullName + " is not installed, so there is nothing to remove"}
+		}
+		if err := d.HA.HACSRemove(ctx, repo.ID); err != nil {
+			return hacsResult{}, hacsError(err, false)
+		}
+		note := ""
+		if repo.Category == "integration" {
+			note = "restart Home Assistant (ha_restart) to unload the integration"
+		}
+		return hacsResult{Action: "remove", Done: "removed " + repo.FullName, Note: note}, nil
+	}
+	if err := d.HA.HACSDownload(ctx, repo.ID, a.Version); err != nil {
+		return hacsResult{}, hacsError(err, false)
+	}
+	out := hacsResult{Action: "download", Done: "downloaded " + repo.FullName}
+	if info, err := hacsInfo(ctx, d, repo.ID); err == nil {
+		out.Repository = info
+	}
+	switch repo.Category {
+	case "integration":
+		out.Note = "restart Home Assistant (ha_restart) to load it, then add it under Settings → Devices & services"
+	case "plugin":
+		out.Note = "reload the dashboard in the browser to use the card"
+	case "theme":
+		out.Note = `reload themes with ha_reload_config {"domain": "themes"}`
+	}
+	return out, nil
 }
 
 func listAddons(ctx context.Context, api supervisorAPI, a manageAddonsArgs) (addonsResult, error) {
@@ -304,9 +297,9 @@ func refuseSelf(ctx context.Context, d Deps, slug, action string) error {
 	return nil
 }
 
-func listHACS(repos []hacsRepo, a manageHACSArgs) *toolkit.List[hacsRepo] {
+func listHACS(repos []homeassistant.HACSRepository, a manageHACSArgs) *toolkit.List[homeassistant.HACSRepository] {
 	search := strings.ToLower(a.Search)
-	var picked []hacsRepo
+	var picked []homeassistant.HACSRepository
 	for _, r := range repos {
 		if a.Installed != nil && r.Installed != *a.Installed {
 			continue
@@ -315,7 +308,7 @@ func listHACS(repos []hacsRepo, a manageHACSArgs) *toolkit.List[hacsRepo] {
 			continue
 		}
 		// The list stays small: details (description, releases, paths) are in info.
-		picked = append(picked, hacsRepo{ID: r.ID, FullName: r.FullName, Name: r.Name, Category: r.Category, Installed: r.Installed,
+		picked = append(picked, homeassistant.HACSRepository{ID: r.ID, FullName: r.FullName, Name: r.Name, Category: r.Category, Installed: r.Installed,
 			InstalledVersion: r.InstalledVersion, AvailableVersion: r.AvailableVersion, PendingUpgrade: r.PendingUpgrade})
 	}
 	sort.SliceStable(picked, func(i, j int) bool { return strings.ToLower(picked[i].FullName) < strings.ToLower(picked[j].FullName) })
@@ -324,23 +317,23 @@ func listHACS(repos []hacsRepo, a manageHACSArgs) *toolkit.List[hacsRepo] {
 }
 
 // findRepo resolves a repository id, owner/name or GitHub URL against HACS's list.
-func findRepo(repos []hacsRepo, ref string) (hacsRepo, error) {
+func findRepo(repos []homeassistant.HACSRepository, ref string) (homeassistant.HACSRepository, error) {
 	ref = strings.TrimSpace(ref)
 	ref = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(ref, "https://github.com/"), "http://github.com/"), "/")
 	if ref == "" {
-		return hacsRepo{}, toolkit.InvalidArg("repository", "is required for this action", `{"repository": "piitaya/lovelace-mushroom"}`)
+		return homeassistant.HACSRepository{}, toolkit.InvalidArg("repository", "is required for this action", `{"repository": "piitaya/lovelace-mushroom"}`)
 	}
 	for _, r := range repos {
 		if r.ID == ref || strings.EqualFold(r.FullName, ref) {
 			return r, nil
 		}
 	}
-	return hacsRepo{}, toolkit.NotFound("HACS has no repository "+ref, `find it with {"action": "list", "search": "…"}; custom repositories must be added in HACS first`)
+	return homeassistant.HACSRepository{}, toolkit.NotFound("HACS has no repository "+ref, `find it with {"action": "list", "search": "…"}; custom repositories must be added in HACS first`)
 }
 
-func hacsInfo(ctx context.Context, d Deps, id string) (*hacsRepo, error) {
-	var info hacsRepo
-	if err := d.HA.Call(ctx, "hacs/repository/info", map[string]any{"repository_id": id}, &info); err != nil {
+func hacsInfo(ctx context.Context, d Deps, id string) (*homeassistant.HACSRepository, error) {
+	info, err := d.HA.HACSRepositoryInfo(ctx, id)
+	if err != nil {
 		return nil, hacsError(err, false)
 	}
 	if len(info.Description) > 300 {

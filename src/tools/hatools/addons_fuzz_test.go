@@ -3,6 +3,8 @@ package hatools
 import (
 	"strings"
 	"testing"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
 func FuzzAddonSlug(f *testing.F) {
@@ -21,7 +23,7 @@ func FuzzAddonSlug(f *testing.F) {
 }
 
 func FuzzFindRepo(f *testing.F) {
-	repos := []hacsRepo{{ID: "1", FullName: "hacs/integration"}, {ID: "22", FullName: "piitaya/lovelace-mushroom"}}
+	repos := []homeassistant.HACSRepository{{ID: "1", FullName: "hacs/integration"}, {ID: "22", FullName: "piitaya/lovelace-mushroom"}}
 	for _, s := range []string{"1", "hacs/integration", "https://github.com/Piitaya/Lovelace-Mushroom/", "", "2", "x/y"} {
 		f.Add(s)
 	}

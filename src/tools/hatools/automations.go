@@ -18,7 +18,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-
 type automationItem struct {
 	EntityID      string          `json:"entity_id"`
 	ID            string          `json:"id,omitempty"`
@@ -31,31 +30,31 @@ type automationItem struct {
 }
 
 type listAutomationsArgs struct {
-	Search        string `json:"search,omitempty" jsonschema:"case-insensitive text matched against alias, entity id and id"`
-	State         string `json:"state,omitempty" jsonschema:"on (enabled), off (disabled) or unavailable" validate:"omitempty,oneof=on off unavailable"`
-	IncludeConfig bool   `json:"include_config,omitempty" jsonschema:"add each automation's stored configuration (triggers, conditions, actions); at most 20 per page"`
+	Search        string `json:"search,omitempty"`
+	State         string `json:"state,omitempty" validate:"omitempty,oneof=on off unavailable"`
+	IncludeConfig bool   `json:"include_config,omitempty" jsonschema:"at most 20 per page"`
 	toolkit.Page
 }
 
 // automationConfigArgs is how a model gives an automation: an object or YAML text.
 type automationConfigArgs struct {
-	Config         map[string]any `json:"config,omitempty" jsonschema:"the automation: alias, description, triggers, conditions, actions, mode (as in automations.yaml, without id)"`
-	AutomationYAML string         `json:"automation_yaml,omitempty" jsonschema:"the same as YAML text, instead of config"`
+	Config         map[string]any `json:"config,omitempty" jsonschema:"as in automations.yaml, without id"`
+	AutomationYAML string         `json:"automation_yaml,omitempty" jsonschema:"YAML instead of config"`
 }
 
 type createAutomationArgs struct {
 	automationConfigArgs
-	ID string `json:"id,omitempty" jsonschema:"id to store it under (default: a new one, as the UI does)" validate:"omitempty,max=255"`
+	ID string `json:"id,omitempty" validate:"omitempty,max=255"`
 }
 
 type updateAutomationArgs struct {
-	AutomationID string `json:"automation_id" jsonschema:"the automation's id, or its entity id (automation.…)" validate:"required" example:"1718000000000"`
+	AutomationID string `json:"automation_id" jsonschema:"id or entity id" validate:"required" example:"1718000000000"`
 	automationConfigArgs
-	Merge bool `json:"merge,omitempty" jsonschema:"change only the keys given (null removes a key); default replaces the whole automation"`
+	Merge bool `json:"merge,omitempty" jsonschema:"null removes a key"`
 }
 
 type deleteAutomationArgs struct {
-	AutomationID string `json:"automation_id" jsonschema:"the automation's id, or its entity id (automation.…)" validate:"required" example:"1718000000000"`
+	AutomationID string `json:"automation_id" jsonschema:"id or entity id" validate:"required" example:"1718000000000"`
 }
 
 type automationSaved struct {
@@ -70,159 +69,195 @@ type automationSaved struct {
 // maxConfigsPerPage bounds include_config, which costs one request per automation.
 const maxConfigsPerPage = 20
 
+// automationTools are the automation tools, in the order tools/list shows them.
 func automationTools(d Deps) []*toolkit.Tool {
-	list := toolkit.Define(toolkit.Spec[listAutomationsArgs, toolkit.List[automationItem]]{
+	return []*toolkit.Tool{listAutomations(d), createAutomation(d), updateAutomation(d), deleteAutomation(d)}
+}
+
+// listAutomations is ha_list_automations.
+func listAutomations(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listAutomationsArgs, toolkit.List[automationItem]]{
 		Name: "ha_list_automations", Toolset: SetAutomations, Title: "List automations",
-		Description: "List automations: entity id, id (needed to update or delete), alias, state (on = enabled), last_triggered, mode. Filter with search and state. " +
-			"include_config adds each one's triggers, conditions and actions (narrow with search first). Paged: limit, offset, next_offset.",
+		Description: "Automations: entity id, id (for update and delete), alias, state (on = enabled), last_triggered, mode; " +
+			"include_config adds triggers, conditions and actions (search first). Paged.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listAutomationsArgs) (toolkit.List[automationItem], error) {
-			all, err := liveStates(ctx, d.HA)
-			if err != nil {
-				return toolkit.List[automationItem]{}, haError(err, false, "")
-			}
-			search := strings.ToLower(a.Search)
-			var items []automationItem
-			for _, s := range all {
-				if s.Domain() != "automation" || a.State != "" && s.State != a.State {
-					continue
-				}
-				it := automationFromState(s)
-				if search != "" && !strings.Contains(strings.ToLower(it.Alias+" "+it.EntityID+" "+it.ID), search) {
-					continue
-				}
-				items = append(items, it)
-			}
-			sort.Slice(items, func(i, j int) bool { return items[i].EntityID < items[j].EntityID })
-			page := a.Page
-			if a.IncludeConfig && (page.Limit == 0 || page.Limit > maxConfigsPerPage) {
-				page.Limit = maxConfigsPerPage
-			}
-			out := toolkit.Paginate(items, page)
-			if a.IncludeConfig {
-				for i := range out.Items {
-					it := &out.Items[i]
-					if it.ID == "" {
-						it.Note = "defined in YAML without an id: not editable through the API"
-						continue
-					}
-					raw, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, it.ID)
-					if err != nil {
-						return toolkit.List[automationItem]{}, haError(err, false, "")
-					}
-					it.Config = raw
-				}
-			}
-			return out, nil
+			return automationList(ctx, d.HA, a)
 		},
 	})
+}
 
-	create := toolkit.Define(toolkit.Spec[createAutomationArgs, automationSaved]{
+// automationList lists automations from their states, with their stored configs when asked.
+func automationList(ctx context.Context, ha *homeassistant.Client, a listAutomationsArgs) (toolkit.List[automationItem], error) {
+	all, err := liveStates(ctx, ha)
+	if err != nil {
+		return toolkit.List[automationItem]{}, haError(err, false, "")
+	}
+	search := strings.ToLower(a.Search)
+	var items []automationItem
+	for _, s := range all {
+		if s.Domain() != "automation" || a.State != "" && s.State != a.State {
+			continue
+		}
+		it := automationFromState(s)
+		if search != "" && !strings.Contains(strings.ToLower(it.Alias+" "+it.EntityID+" "+it.ID), search) {
+			continue
+		}
+		items = append(items, it)
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].EntityID < items[j].EntityID })
+	page := a.Page
+	if a.IncludeConfig && (page.Limit == 0 || page.Limit > maxConfigsPerPage) {
+		page.Limit = maxConfigsPerPage
+	}
+	out := toolkit.Paginate(items, page)
+	if !a.IncludeConfig {
+		return out, nil
+	}
+	for i := range out.Items {
+		it := &out.Items[i]
+		if it.ID == "" {
+			it.Note = "defined in YAML without an id: not editable through the API"
+			continue
+		}
+		raw, err := ha.GetConfigItem(ctx, homeassistant.KindAutomation, it.ID)
+		if err != nil {
+			return toolkit.List[automationItem]{}, haError(err, false, "")
+		}
+		it.Config = raw
+	}
+	return out, nil
+}
+
+// createAutomation is ha_create_automation.
+func createAutomation(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[createAutomationArgs, automationSaved]{
 		Name: "ha_create_automation", Toolset: SetAutomations, Title: "Create an automation", Conditional: createAutomationGrant,
 		Confirm: automationConfirm(d, "its actions do something in the policy table, directly or through a script or scene",
 			func(a createAutomationArgs) automationConfigArgs { return a.automationConfigArgs },
 			func(a createAutomationArgs) string { return "Create an automation that runs on its own" }),
-		Description: "Create an automation through Home Assistant's automation editor API (stored in automations.yaml, loaded at once). Give config (or automation_yaml) with alias, triggers, actions and optional conditions, mode. " +
-			"It is validated by Home Assistant first; errors name the part at fault. Returns its id and entity id. " +
-			"Actions that call a service needing the command permission in ha_call_service (shell_command.*, hassio.*, …) need it here too, and actions the user confirms there (unlock, disarm, open a garage door, restart, delete) are confirmed here too.",
+		Description: "Create an automation from config or automation_yaml (alias, triggers, actions, optional conditions, mode); " +
+			"Home Assistant validates it, then it is stored and active. Returns its id and entity id. " +
+			"Actions needing the command permission or the user's confirmation in ha_call_service need them here too.",
 		Summary: func(a createAutomationArgs) string { return "create " + a.ID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a createAutomationArgs) (automationSaved, error) {
-			cfg, err := a.automationConfigArgs.parse()
-			if err != nil {
-				return automationSaved{}, err
-			}
-			id := a.ID
-			if given, ok := cfg["id"]; ok && given != nil && id == "" {
-				id = fmt.Sprint(given)
-			}
-			delete(cfg, "id")
-			if id == "" {
-				id = strconv.FormatInt(time.Now().UnixMilli(), 10)
-			}
-			if err := checkAutomationID("id", id); err != nil {
-				return automationSaved{}, err
-			}
-			if _, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, id); err == nil {
-				return automationSaved{}, toolkit.InvalidArg("id", "is already used by another automation; pick another id or use ha_update_automation", "")
-			} else if !isNotFound(err) {
-				return automationSaved{}, haError(err, false, "")
-			}
-			if err := saveAutomation(ctx, d, id, cfg); err != nil {
-				return automationSaved{}, err
-			}
-			out := automationSaved{ID: id, Alias: stringOf(cfg["alias"]), Created: true, EntityID: waitAutomationEntity(ctx, d.HA, id)}
-			if out.EntityID == "" {
-				out.Note = "saved; Home Assistant has not shown its entity yet"
-			}
-			return out, nil
+			return newAutomation(ctx, d.HA, a)
 		},
 	})
+}
 
-	update := toolkit.Define(toolkit.Spec[updateAutomationArgs, automationSaved]{
+// newAutomation stores a new automation under a free id and waits for its entity.
+func newAutomation(ctx context.Context, ha *homeassistant.Client, a createAutomationArgs) (automationSaved, error) {
+	cfg, err := a.automationConfigArgs.parse()
+	if err != nil {
+		return automationSaved{}, err
+	}
+	id := a.ID
+	if given, ok := cfg["id"]; ok && given != nil && id == "" {
+		id = fmt.Sprint(given)
+	}
+	delete(cfg, "id")
+	if id == "" {
+		id = strconv.FormatInt(time.Now().UnixMilli(), 10)
+	}
+	if err := checkAutomationID("id", id); err != nil {
+		return automationSaved{}, err
+	}
+	if _, err := ha.GetConfigItem(ctx, homeassistant.KindAutomation, id); err == nil {
+		return automationSaved{}, toolkit.InvalidArg("id", "is already used by another automation; pick another id or use ha_update_automation", "")
+	} else if !isNotFound(err) {
+		return automationSaved{}, haError(err, false, "")
+	}
+	if err := saveAutomation(ctx, ha, id, cfg); err != nil {
+		return automationSaved{}, err
+	}
+	out := automationSaved{ID: id, Alias: stringOf(cfg["alias"]), Created: true, EntityID: waitAutomationEntity(ctx, ha, id)}
+	if out.EntityID == "" {
+		out.Note = "saved; Home Assistant has not shown its entity yet"
+	}
+	return out, nil
+}
+
+// updateAutomation is ha_update_automation.
+func updateAutomation(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[updateAutomationArgs, automationSaved]{
 		Name: "ha_update_automation", Toolset: SetAutomations, Title: "Update an automation", Conditional: updateAutomationGrant,
 		Confirm: updateAutomationConfirm(d),
-		Description: "Replace an automation's configuration (or with merge=true change only the keys given) through Home Assistant's automation editor API; validated first, applied at once. " +
-			"Read the current configuration with ha_list_automations include_config=true. The old configuration is overwritten: show the user the change; they confirm it. " +
-			"To switch one on or off use ha_call_service automation.turn_on/turn_off instead.",
+		Description: "Replace an automation's configuration, or with merge=true only the keys given; validated, applied at once; the user confirms. " +
+			"Read it first with ha_list_automations include_config=true. To switch on or off: ha_call_service automation.turn_on/turn_off.",
 		Destructive: true,
 		Summary:     func(a updateAutomationArgs) string { return "update " + a.AutomationID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a updateAutomationArgs) (automationSaved, error) {
-			cfg, err := a.automationConfigArgs.parse()
-			if err != nil {
-				return automationSaved{}, err
-			}
-			id, entityID, err := resolveAutomation(ctx, d.HA, a.AutomationID)
-			if err != nil {
-				return automationSaved{}, err
-			}
-			raw, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, id)
-			if isNotFound(err) {
-				return automationSaved{}, toolkit.NotFound("no automation with id "+id, "ha_list_automations lists the ids")
-			}
-			if err != nil {
-				return automationSaved{}, haError(err, false, "")
-			}
-			if a.Merge {
-				var current map[string]any
-				if err := json.Unmarshal(raw, &current); err != nil {
-					return automationSaved{}, toolkit.Backend("Home Assistant", fmt.Errorf("the stored automation is not an object: %w", err), false, "")
-				}
-				// A config saved before HA 2024.10 has singular keys: both sides plural, so
-				// a given "triggers" replaces a stored "trigger".
-				if err := pluralKeys(current, "stored config"); err != nil {
-					return automationSaved{}, err
-				}
-				if err := pluralKeys(cfg, "config"); err != nil {
-					return automationSaved{}, err
-				}
-				for k, v := range cfg {
-					if v == nil {
-						delete(current, k)
-					} else {
-						current[k] = v
-					}
-				}
-				cfg = current
-			}
-			delete(cfg, "id")
-			if err := saveAutomation(ctx, d, id, cfg); err != nil {
-				return automationSaved{}, err
-			}
-			if entityID == "" {
-				entityID = waitAutomationEntity(ctx, d.HA, id)
-			}
-			return automationSaved{ID: id, EntityID: entityID, Alias: stringOf(cfg["alias"])}, nil
+			return changeAutomation(ctx, d.HA, a)
 		},
 	})
+}
 
-	del := toolkit.Define(toolkit.Spec[deleteAutomationArgs, automationSaved]{
+// changeAutomation replaces (or merges into) a stored automation.
+func changeAutomation(ctx context.Context, ha *homeassistant.Client, a updateAutomationArgs) (automationSaved, error) {
+	cfg, err := a.automationConfigArgs.parse()
+	if err != nil {
+		return automationSaved{}, err
+	}
+	id, entityID, err := resolveAutomation(ctx, ha, a.AutomationID)
+	if err != nil {
+		return automationSaved{}, err
+	}
+	raw, err := ha.GetConfigItem(ctx, homeassistant.KindAutomation, id)
+	if isNotFound(err) {
+		return automationSaved{}, toolkit.NotFound("no automation with id "+id, "ha_list_automations lists the ids")
+	}
+	if err != nil {
+		return automationSaved{}, haError(err, false, "")
+	}
+	if a.Merge {
+		if cfg, err = mergeAutomation(raw, cfg); err != nil {
+			return automationSaved{}, err
+		}
+	}
+	delete(cfg, "id")
+	if err := saveAutomation(ctx, ha, id, cfg); err != nil {
+		return automationSaved{}, err
+	}
+	if entityID == "" {
+		entityID = waitAutomationEntity(ctx, ha, id)
+	}
+	return automationSaved{ID: id, EntityID: entityID, Alias: stringOf(cfg["alias"])}, nil
+}
+
+// mergeAutomation applies the keys of cfg to the stored automation; a null value removes a key.
+func mergeAutomation(stored json.RawMessage, cfg map[string]any) (map[string]any, error) {
+	var current map[string]any
+	if err := json.Unmarshal(stored, &current); err != nil {
+		return nil, toolkit.Backend("Home Assistant", fmt.Errorf("the stored automation is not an object: %w", err), false, "")
+	}
+	// A config saved before HA 2024.10 has singular keys: both sides plural, so
+	// a given "triggers" replaces a stored "trigger".
+	if err := pluralKeys(current, "stored config"); err != nil {
+		return nil, err
+	}
+	if err := pluralKeys(cfg, "config"); err != nil {
+		return nil, err
+	}
+	for k, v := range cfg {
+		if v == nil {
+			delete(current, k)
+		} else {
+			current[k] = v
+		}
+	}
+	return current, nil
+}
+
+// deleteAutomation is ha_delete_automation.
+func deleteAutomation(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[deleteAutomationArgs, automationSaved]{
 		Name: "ha_delete_automation", Toolset: SetAutomations, Title: "Delete an automation",
 		Confirm: &toolkit.Confirm[deleteAutomationArgs]{When: "always (`delete`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a deleteAutomationArgs) (toolkit.Ask, error) {
 				return plain(sensitive.Delete, "Delete the automation "+a.AutomationID+" (it cannot come back)?"), nil
 			}},
-		Description: "Delete an automation through Home Assistant's automation editor API: it is removed from automations.yaml and its entity goes away. The user confirms it. " +
-			"To stop it temporarily, turn it off with ha_call_service automation.turn_off instead.",
+		Description: "Delete an automation and its entity; the user confirms. To pause one use ha_call_service automation.turn_off.",
 		Destructive: true,
 		Summary:     func(a deleteAutomationArgs) string { return "delete " + a.AutomationID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a deleteAutomationArgs) (automationSaved, error) {
@@ -240,7 +275,6 @@ func automationTools(d Deps) []*toolkit.Tool {
 			return automationSaved{ID: id, EntityID: entityID, Deleted: true}, nil
 		},
 	})
-	return []*toolkit.Tool{list, create, update, del}
 }
 
 func automationFromState(s homeassistant.State) automationItem {
@@ -405,7 +439,7 @@ func pluralKeys(cfg map[string]any, field string) error {
 
 // saveAutomation validates the automation with Home Assistant, then stores it under id. Keys
 // are stored plural so that old configs converge on the form validate_config accepts.
-func saveAutomation(ctx context.Context, d Deps, id string, cfg map[string]any) error {
+func saveAutomation(ctx context.Context, ha *homeassistant.Client, id string, cfg map[string]any) error {
 	if err := pluralKeys(cfg, "config"); err != nil {
 		return err
 	}
@@ -421,11 +455,8 @@ func saveAutomation(ctx context.Context, d Deps, id string, cfg map[string]any) 
 				return toolkit.InvalidArg("config."+need, "is required", `{"config": {"triggers": [{"trigger": "state", "entity_id": "binary_sensor.door", "to": "on"}], "actions": [{"action": "light.turn_on", "target": {"entity_id": "light.hall"}}]}}`)
 			}
 		}
-		var res map[string]struct {
-			Valid bool    `json:"valid"`
-			Error *string `json:"error"`
-		}
-		if err := d.HA.Call(ctx, "validate_config", parts, &res); err != nil {
+		res, err := ha.ValidateConfig(ctx, parts)
+		if err != nil {
 			return haWSError(err, "configuration validation", false, "")
 		}
 		keys := make([]string, 0, len(res))
@@ -434,12 +465,12 @@ func saveAutomation(ctx context.Context, d Deps, id string, cfg map[string]any) 
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			if r := res[k]; !r.Valid && r.Error != nil {
-				return toolkit.InvalidArg("config."+k, "Home Assistant rejected it: "+*r.Error+"; nothing was saved", "")
+			if r := res[k]; !r.Valid && r.Error != "" {
+				return toolkit.InvalidArg("config."+k, "Home Assistant rejected it: "+r.Error+"; nothing was saved", "")
 			}
 		}
 	}
-	if err := d.HA.SaveConfigItem(ctx, homeassistant.KindAutomation, id, cfg); err != nil {
+	if err := ha.SaveConfigItem(ctx, homeassistant.KindAutomation, id, cfg); err != nil {
 		var api *homeassistant.APIError
 		if errors.As(err, &api) && api.Status == 400 {
 			return toolkit.InvalidArg("config", "Home Assistant rejected it: "+api.Message+"; nothing was saved", "")

@@ -15,7 +15,6 @@ import (
 // SetCalendars is the toolset of calendars.
 const SetCalendars = "calendars"
 
-
 type listCalendarsArgs struct {
 	toolkit.Page
 }
@@ -29,11 +28,11 @@ type calendarView struct {
 }
 
 type calendarEventsArgs struct {
-	EntityIDs []string `json:"entity_ids,omitempty" jsonschema:"calendars to read (default: all); ha_list_calendars lists them" validate:"omitempty,max=20,dive,entity_id" example:"[\"calendar.family\"]"`
+	EntityIDs []string `json:"entity_ids,omitempty" jsonschema:"default all" validate:"omitempty,max=20,dive,entity_id" example:"[\"calendar.family\"]"`
 	Start     string   `json:"start,omitempty" jsonschema:"ISO-8601 start (default now)" validate:"omitempty,iso8601"`
-	End       string   `json:"end,omitempty" jsonschema:"ISO-8601 end (default: days after start)" validate:"omitempty,iso8601"`
-	Days      int      `json:"days,omitempty" jsonschema:"days ahead when end is not given (default 7, max 366)" validate:"omitempty,min=1,max=366"`
-	Search    string   `json:"search,omitempty" jsonschema:"case-insensitive text matched against summary, description and location"`
+	End       string   `json:"end,omitempty" jsonschema:"ISO-8601 end" validate:"omitempty,iso8601"`
+	Days      int      `json:"days,omitempty" jsonschema:"when no end (default 7)" validate:"omitempty,min=1,max=366"`
+	Search    string   `json:"search,omitempty" jsonschema:"text in summary, description or location"`
 	toolkit.Page
 }
 
@@ -65,12 +64,17 @@ func calTime(t homeassistant.CalendarTime) (string, bool, time.Time) {
 	return t.Date, true, at
 }
 
+// calendarTools are the calendar tools, in the order tools/list shows them.
 func calendarTools(d Deps) []*toolkit.Tool {
-	listCalendars := toolkit.Define(toolkit.Spec[listCalendarsArgs, toolkit.List[calendarView]]{
+	return []*toolkit.Tool{listCalendars(d), getCalendarEvents(d)}
+}
+
+// listCalendars is ha_list_calendars.
+func listCalendars(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listCalendarsArgs, toolkit.List[calendarView]]{
 		Name: "ha_list_calendars", Toolset: SetCalendars, Title: "List calendars",
-		Description: "List calendar entities with whether an event is running now and the next event. " +
-			"Use ha_get_calendar_events for the events of a period. Paged.",
-		ReadOnly: true,
+		Description: "Calendars, with whether an event is on now and the next one. Events of a period: ha_get_calendar_events.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listCalendarsArgs) (toolkit.List[calendarView], error) {
 			cals, err := d.HA.Calendars(ctx)
 			if err != nil {
@@ -90,75 +94,86 @@ func calendarTools(d Deps) []*toolkit.Tool {
 			return toolkit.Paginate(out, a.Page), nil
 		},
 	})
+}
 
-	getEvents := toolkit.Define(toolkit.Spec[calendarEventsArgs, toolkit.List[eventView]]{
+// getCalendarEvents is ha_get_calendar_events.
+func getCalendarEvents(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[calendarEventsArgs, toolkit.List[eventView]]{
 		Name: "ha_get_calendar_events", Toolset: SetCalendars, Title: "Calendar events",
-		Description: "List calendar events in a period (default the next 7 days), sorted by start, from one or more calendars (default all). " +
-			"Times are UTC; all-day events give dates. Filter with search; paged (limit/offset).",
-		ReadOnly: true,
+		Description: "Events of a period (default the next 7 days) from calendars (default all), sorted by start; times UTC, all-day events as dates.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a calendarEventsArgs) (toolkit.List[eventView], error) {
-			start := time.Now().UTC()
-			if a.Start != "" {
-				start, _ = toolkit.ParseTime(a.Start)
+			events, err := d.calendarEvents(ctx, a)
+			if err != nil {
+				return toolkit.List[eventView]{}, err
 			}
-			days := a.Days
-			if days == 0 {
-				days = 7
-			}
-			end := start.AddDate(0, 0, days)
-			if a.End != "" {
-				end, _ = toolkit.ParseTime(a.End)
-			}
-			if !start.Before(end) {
-				return toolkit.List[eventView]{}, toolkit.InvalidArg("end", "must be after start", `{"start": "2026-02-01T00:00:00Z", "end": "2026-02-08T00:00:00Z"}`)
-			}
-			ids := a.EntityIDs
-			if len(ids) == 0 {
-				cals, err := d.HA.Calendars(ctx)
-				if err != nil {
-					return toolkit.List[eventView]{}, haError(err, false, "")
-				}
-				for _, cal := range cals {
-					ids = append(ids, cal.EntityID)
-				}
-			}
-			search := strings.ToLower(a.Search)
-			type timed struct {
-				v  eventView
-				at time.Time
-			}
-			var all []timed
-			for _, id := range ids {
-				evs, err := d.HA.CalendarEvents(ctx, id, start, end)
-				var api *homeassistant.APIError
-				if errors.As(err, &api) && api.Status == http.StatusBadRequest {
-					// HA answers a bare 400 for an entity that is not a calendar.
-					return toolkit.List[eventView]{}, toolkit.NotFound("Home Assistant has no calendar "+id+" (it answered 400)", "list calendars with ha_list_calendars")
-				}
-				if err != nil {
-					return toolkit.List[eventView]{}, haError(err, false, "")
-				}
-				for _, ev := range evs {
-					if search != "" && !strings.Contains(strings.ToLower(ev.Summary+" "+ev.Description+" "+ev.Location), search) {
-						continue
-					}
-					s, allDay, at := calTime(ev.Start)
-					e, _, _ := calTime(ev.End)
-					desc := ev.Description
-					if len(desc) > maxDescription {
-						desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
-					}
-					all = append(all, timed{eventView{Calendar: id, Summary: ev.Summary, Start: s, End: e, AllDay: allDay, Location: ev.Location,
-						Description: desc, UID: ev.UID, Recurring: ev.RRule != "" || ev.RecurrenceID != ""}, at})
-				}
-			}
-			sort.SliceStable(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
-			out := make([]eventView, len(all))
-			for i, t := range all {
-				out[i] = t.v
-			}
-			return toolkit.Paginate(out, a.Page), nil
+			return toolkit.Paginate(events, a.Page), nil
 		},
 	})
-	return []*toolkit.Tool{listCalendars, getEvents}
+}
+
+// calendarEvents reads the events of a period from the asked calendars (all by default),
+// sorted by start.
+func (d Deps) calendarEvents(ctx context.Context, a calendarEventsArgs) ([]eventView, error) {
+	start := time.Now().UTC()
+	if a.Start != "" {
+		start, _ = toolkit.ParseTime(a.Start)
+	}
+	days := a.Days
+	if days == 0 {
+		days = 7
+	}
+	end := start.AddDate(0, 0, days)
+	if a.End != "" {
+		end, _ = toolkit.ParseTime(a.End)
+	}
+	if !start.Before(end) {
+		return nil, toolkit.InvalidArg("end", "must be after start", `{"start": "2026-02-01T00:00:00Z", "end": "2026-02-08T00:00:00Z"}`)
+	}
+	ids := a.EntityIDs
+	if len(ids) == 0 {
+		cals, err := d.HA.Calendars(ctx)
+		if err != nil {
+			return nil, haError(err, false, "")
+		}
+		for _, cal := range cals {
+			ids = append(ids, cal.EntityID)
+		}
+	}
+	search := strings.ToLower(a.Search)
+	type timed struct {
+		v  eventView
+		at time.Time
+	}
+	var all []timed
+	for _, id := range ids {
+		evs, err := d.HA.CalendarEvents(ctx, id, start, end)
+		var api *homeassistant.APIError
+		if errors.As(err, &api) && api.Status == http.StatusBadRequest {
+			// HA answers a bare 400 for an entity that is not a calendar.
+			return nil, toolkit.NotFound("Home Assistant has no calendar "+id+" (it answered 400)", "list calendars with ha_list_calendars")
+		}
+		if err != nil {
+			return nil, haError(err, false, "")
+		}
+		for _, ev := range evs {
+			if search != "" && !strings.Contains(strings.ToLower(ev.Summary+" "+ev.Description+" "+ev.Location), search) {
+				continue
+			}
+			s, allDay, at := calTime(ev.Start)
+			e, _, _ := calTime(ev.End)
+			desc := ev.Description
+			if len(desc) > maxDescription {
+				desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
+			}
+			all = append(all, timed{eventView{Calendar: id, Summary: ev.Summary, Start: s, End: e, AllDay: allDay, Location: ev.Location,
+				Description: desc, UID: ev.UID, Recurring: ev.RRule != "" || ev.RecurrenceID != ""}, at})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })
+	out := make([]eventView, len(all))
+	for i, t := range all {
+		out[i] = t.v
+	}
+	return out, nil
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-
 // backupDir holds hamcp's timestamped copies of configuration files it overwrote. It is a
 // dot-folder, which Home Assistant ignores, and its files end in .bak so nothing loads them.
 const backupDir = "/config/.hamcp_backups"
@@ -88,9 +87,9 @@ func needFiles(d Deps) error {
 }
 
 type readConfigArgs struct {
-	Path   string `json:"path" jsonschema:"file in the configuration directory, e.g. configuration.yaml or /config/packages/lights.yaml" validate:"required" example:"configuration.yaml"`
-	Offset int    `json:"offset,omitempty" jsonschema:"first line to return (1-based, default 1)" validate:"omitempty,min=1"`
-	Lines  int    `json:"lines,omitempty" jsonschema:"lines to return (default 500, max 5000)" validate:"omitempty,min=1,max=5000"`
+	Path   string `json:"path" jsonschema:"relative to /config" validate:"required" example:"configuration.yaml"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line (default 1)" validate:"omitempty,min=1"`
+	Lines  int    `json:"lines,omitempty" jsonschema:"default 500" validate:"omitempty,min=1,max=5000"`
 }
 
 type readConfigResult struct {
@@ -103,9 +102,9 @@ type readConfigResult struct {
 }
 
 type writeConfigArgs struct {
-	Path     string `json:"path" jsonschema:"file in the configuration directory, e.g. automations.yaml" validate:"required" example:"configuration.yaml"`
-	Content  string `json:"content" jsonschema:"the complete new content of the file" validate:"required"`
-	Validate *bool  `json:"validate,omitempty" jsonschema:"run Home Assistant's configuration check and roll back if it fails (default true)"`
+	Path     string `json:"path" jsonschema:"relative to /config" validate:"required" example:"configuration.yaml"`
+	Content  string `json:"content" jsonschema:"the whole new file" validate:"required"`
+	Validate *bool  `json:"validate,omitempty" jsonschema:"check and roll back on failure (default true)"`
 }
 
 type writeConfigResult struct {
@@ -119,11 +118,11 @@ type writeConfigResult struct {
 }
 
 type listFilesArgs struct {
-	Path      string `json:"path,omitempty" jsonschema:"folder in the configuration directory (default /config)"`
-	Pattern   string `json:"pattern,omitempty" jsonschema:"glob matched against file names, e.g. *.yaml or auto*"`
-	Recursive bool   `json:"recursive,omitempty" jsonschema:"also list subfolders (up to 4 levels; skips .storage, deps, tts, __pycache__)"`
-	All       bool   `json:"all,omitempty" jsonschema:"list every file, not only YAML files and folders"`
-	Hidden    bool   `json:"hidden,omitempty" jsonschema:"include names starting with a dot"`
+	Path      string `json:"path,omitempty" jsonschema:"default /config"`
+	Pattern   string `json:"pattern,omitempty" jsonschema:"glob on names, e.g. auto*"`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"4 levels deep"`
+	All       bool   `json:"all,omitempty" jsonschema:"every file, not only YAML"`
+	Hidden    bool   `json:"hidden,omitempty" jsonschema:"include dot-files"`
 	toolkit.Page
 }
 
@@ -135,8 +134,8 @@ type fileItem struct {
 }
 
 type listBackupsArgs struct {
-	Source   string `json:"source,omitempty" jsonschema:"all (default), hamcp (copies of configuration files hamcp overwrote) or supervisor (full and partial backups)" validate:"omitempty,oneof=all hamcp supervisor"`
-	Filename string `json:"filename,omitempty" jsonschema:"only hamcp copies of this file, e.g. automations.yaml"`
+	Source   string `json:"source,omitempty" validate:"omitempty,oneof=all hamcp supervisor"`
+	Filename string `json:"filename,omitempty" jsonschema:"only hamcp's copies of this file"`
 	toolkit.Page
 }
 
@@ -161,45 +160,57 @@ type backupsResult struct {
 	Note string `json:"note,omitempty"`
 }
 
+// configFileTools are the configuration file tools, in the order tools/list shows them.
 func configFileTools(d Deps) []*toolkit.Tool {
-	read := toolkit.Define(toolkit.Spec[readConfigArgs, readConfigResult]{
+	return []*toolkit.Tool{readConfig(d), writeConfig(d), listFiles(d), listBackups(d)}
+}
+
+// readConfig is ha_read_config.
+func readConfig(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[readConfigArgs, readConfigResult]{
 		Name: "ha_read_config", Toolset: SetConfig, Title: "Read a configuration file", Category: toolkit.Filesystem,
-		Description: "Read a file from Home Assistant's configuration directory (configuration.yaml, automations.yaml, packages, …) as text with line paging (offset, lines). " +
-			"For automations prefer ha_list_automations; for files outside /config use the file tools.",
-		ReadOnly: true,
-		Summary:  func(a readConfigArgs) string { return a.Path },
+		Description: "Read a text file in HA's configuration directory, paged by lines. Automations: ha_list_automations; outside /config: the file tools.",
+		ReadOnly:    true,
+		Summary:     func(a readConfigArgs) string { return a.Path },
 		Handler: func(ctx context.Context, c *toolkit.Call, a readConfigArgs) (readConfigResult, error) {
-			if err := needFiles(d); err != nil {
-				return readConfigResult{}, err
-			}
-			p, err := configPath("path", a.Path)
-			if err != nil {
-				return readConfigResult{}, err
-			}
-			lines := a.Lines
-			if lines == 0 {
-				lines = 500
-			}
-			from := max(a.Offset, 1)
-			text, total, truncated, err := d.Files.ReadLines(p, from, lines)
-			if err != nil {
-				return readConfigResult{}, fileError(err, "path")
-			}
-			if !utf8.ValidString(text) {
-				return readConfigResult{}, &toolkit.Error{Code: "unsupported_file", Field: "path", Message: p + " is not a text file", Hint: "use ha_read_file with encoding=base64"}
-			}
-			out := readConfigResult{Path: p, Content: text, FromLine: from, TotalLines: total, Truncated: truncated}
-			if truncated {
-				out.Next = fmt.Sprintf(`more lines follow: call again with {"path": %q, "offset": %d}`, p, from+strings.Count(text, "\n"))
-			}
-			return out, nil
+			return d.readConfigLines(a)
 		},
 	})
+}
 
-	write := toolkit.Define(toolkit.Spec[writeConfigArgs, writeConfigResult]{
+// readConfigLines reads a page of lines of a text file in /config.
+func (d Deps) readConfigLines(a readConfigArgs) (readConfigResult, error) {
+	if err := needFiles(d); err != nil {
+		return readConfigResult{}, err
+	}
+	p, err := configPath("path", a.Path)
+	if err != nil {
+		return readConfigResult{}, err
+	}
+	lines := a.Lines
+	if lines == 0 {
+		lines = 500
+	}
+	from := max(a.Offset, 1)
+	text, total, truncated, err := d.Files.ReadLines(p, from, lines)
+	if err != nil {
+		return readConfigResult{}, fileError(err, "path")
+	}
+	if !utf8.ValidString(text) {
+		return readConfigResult{}, &toolkit.Error{Code: "unsupported_file", Field: "path", Message: p + " is not a text file", Hint: "use ha_read_file with encoding=base64"}
+	}
+	out := readConfigResult{Path: p, Content: text, FromLine: from, TotalLines: total, Truncated: truncated}
+	if truncated {
+		out.Next = fmt.Sprintf(`more lines follow: call again with {"path": %q, "offset": %d}`, p, from+strings.Count(text, "\n"))
+	}
+	return out, nil
+}
+
+// writeConfig is ha_write_config.
+func writeConfig(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[writeConfigArgs, writeConfigResult]{
 		Name: "ha_write_config", Toolset: SetConfig, Title: "Write a configuration file", Category: toolkit.Filesystem, Confirm: configFileConfirm(d),
-		Description: "Replace a file in Home Assistant's configuration directory with new content. The old version is backed up first, YAML syntax is checked, then Home Assistant's configuration check runs and a failing write is rolled back (its errors are returned). " +
-			"Then reload (ha_reload_config) or restart (ha_restart) for it to take effect. Automations are better edited with the automation tools. The user confirms the overwrite.",
+		Description: "Replace a file in HA's configuration directory: backs it up, checks YAML and HA's configuration, and rolls a failing write back (with its errors). Apply with ha_reload_config or ha_restart; automations: the automation tools. The user confirms.",
 		Destructive: true,
 		Summary:     func(a writeConfigArgs) string { return fmt.Sprintf("%s (%d bytes)", a.Path, len(a.Content)) },
 		Handler: func(ctx context.Context, c *toolkit.Call, a writeConfigArgs) (writeConfigResult, error) {
@@ -218,13 +229,16 @@ func configFileTools(d Deps) []*toolkit.Tool {
 					return writeConfigResult{}, toolkit.InvalidArg("content", "is not valid YAML: "+err.Error()+"; nothing was written", "")
 				}
 			}
-			return writeConfig(ctx, d, p, a.Content, boolOr(a.Validate, true))
+			return replaceConfig(ctx, d, p, a.Content, boolOr(a.Validate, true))
 		},
 	})
+}
 
-	list := toolkit.Define(toolkit.Spec[listFilesArgs, toolkit.List[fileItem]]{
+// listFiles is ha_list_files.
+func listFiles(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listFilesArgs, toolkit.List[fileItem]]{
 		Name: "ha_list_files", Toolset: SetConfig, Title: "List configuration files", Category: toolkit.Filesystem,
-		Description: "List folders and YAML files in Home Assistant's configuration directory (all=true for every file), optionally recursive and filtered by a name glob. Paged: limit, offset, next_offset.",
+		Description: "List folders and YAML files in HA's configuration directory (all=true: every file), optionally recursive and glob-filtered.",
 		ReadOnly:    true,
 		Summary:     func(a listFilesArgs) string { return a.Path },
 		Handler: func(ctx context.Context, c *toolkit.Call, a listFilesArgs) (toolkit.List[fileItem], error) {
@@ -249,39 +263,46 @@ func configFileTools(d Deps) []*toolkit.Tool {
 			return toolkit.Paginate(items, a.Page), nil
 		},
 	})
+}
 
-	backups := toolkit.Define(toolkit.Spec[listBackupsArgs, backupsResult]{
+// listBackups is ha_list_backups.
+func listBackups(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listBackupsArgs, backupsResult]{
 		Name: "ha_list_backups", Toolset: SetConfig, Title: "List backups", Category: toolkit.Filesystem,
-		Description: "List backups, newest first: hamcp's copies of configuration files it overwrote (read one with ha_read_config, restore by writing its content back with ha_write_config) and the Supervisor's full/partial backups. Paged.",
+		Description: "Backups, newest first: hamcp's copies of config files it overwrote (restore one by writing its content back with ha_write_config) and the Supervisor's.",
 		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listBackupsArgs) (backupsResult, error) {
-			var items []backupItem
-			var notes []string
-			if a.Source != "supervisor" && d.Files != nil {
-				own, err := hamcpBackups(d.Files, a.Filename)
-				if err != nil {
-					return backupsResult{}, err
-				}
-				items = append(items, own...)
-			}
-			if a.Source != "hamcp" && a.Filename == "" {
-				if d.Supervisor == nil {
-					notes = append(notes, "no Supervisor on this install, so only hamcp's copies are listed")
-				} else {
-					list, err := d.Supervisor.Backups(ctx)
-					if err != nil {
-						return backupsResult{}, supError(err, false, "")
-					}
-					for _, b := range list {
-						items = append(items, supervisorBackup(b))
-					}
-				}
-			}
-			sort.SliceStable(items, func(i, j int) bool { return items[i].at.After(items[j].at) })
-			return backupsResult{List: toolkit.Paginate(items, a.Page), Note: strings.Join(notes, "; ")}, nil
+			return d.backups(ctx, a)
 		},
 	})
-	return []*toolkit.Tool{read, write, list, backups}
+}
+
+// backups merges hamcp's copies and the Supervisor's backups, newest first.
+func (d Deps) backups(ctx context.Context, a listBackupsArgs) (backupsResult, error) {
+	var items []backupItem
+	var notes []string
+	if a.Source != "supervisor" && d.Files != nil {
+		own, err := hamcpBackups(d.Files, a.Filename)
+		if err != nil {
+			return backupsResult{}, err
+		}
+		items = append(items, own...)
+	}
+	if a.Source != "hamcp" && a.Filename == "" {
+		if d.Supervisor == nil {
+			notes = append(notes, "no Supervisor on this install, so only hamcp's copies are listed")
+		} else {
+			list, err := d.Supervisor.Backups(ctx)
+			if err != nil {
+				return backupsResult{}, supError(err, false, "")
+			}
+			for _, b := range list {
+				items = append(items, supervisorBackup(b))
+			}
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].at.After(items[j].at) })
+	return backupsResult{List: toolkit.Paginate(items, a.Page), Note: strings.Join(notes, "; ")}, nil
 }
 
 func isYAML(p string) bool { return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") }
@@ -302,10 +323,10 @@ func checkYAMLSyntax(text string) error {
 	}
 }
 
-// writeConfig backs the old file up, writes the new content and, when asked, lets Home
+// replaceConfig backs the old file up, writes the new content and, when asked, lets Home
 // Assistant check the result, rolling back to the old content when the check fails or
 // cannot run.
-func writeConfig(ctx context.Context, d Deps, p, content string, validate bool) (writeConfigResult, error) {
+func replaceConfig(ctx context.Context, d Deps, p, content string, validate bool) (writeConfigResult, error) {
 	// One write at a time: a rollback must restore what this write replaced, not another's.
 	configWriteMu.Lock()
 	defer configWriteMu.Unlock()

@@ -616,15 +616,13 @@ func conversationConfirm(d Deps) *toolkit.Confirm[conversationArgs] {
 // hiddenFromAssist lists the entities the user did not expose to Assist. Entities without a setting,
 // and every entity when the list cannot be read, count as exposed.
 func hiddenFromAssist(ctx context.Context, d Deps) map[string]bool {
-	var r struct {
-		Exposed map[string]map[string]any `json:"exposed_entities"`
-	}
 	hidden := map[string]bool{}
-	if err := d.HA.Call(ctx, "homeassistant/expose_entity/list", nil, &r); err != nil {
+	exposed, err := d.HA.ExposedEntities(ctx)
+	if err != nil {
 		return hidden
 	}
-	for id, by := range r.Exposed {
-		if v, ok := by["conversation"].(bool); ok && !v {
+	for id, to := range exposed {
+		if v, ok := to["conversation"]; ok && !v {
 			hidden[id] = true
 		}
 	}

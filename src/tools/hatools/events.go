@@ -23,7 +23,6 @@ import (
 // SetEvents is the toolset of Home Assistant's event bus.
 const SetEvents = "events"
 
-
 // Limits of live subscriptions: per MCP session, and the notification rate it may receive
 // (events beyond it are counted as dropped, never queued without bound).
 const (
@@ -61,8 +60,8 @@ func validEventType(t string) bool {
 }
 
 type fireArgs struct {
-	EventType string         `json:"event_type" jsonschema:"the event to fire, e.g. my_custom_event" validate:"required,max=64" example:"my_custom_event"`
-	EventData map[string]any `json:"event_data,omitempty" jsonschema:"event data; automations read it as trigger.event.data"`
+	EventType string         `json:"event_type" validate:"required,max=64" example:"my_custom_event"`
+	EventData map[string]any `json:"event_data,omitempty" jsonschema:"read as trigger.event.data"`
 }
 
 type fireResult struct {
@@ -70,7 +69,7 @@ type fireResult struct {
 }
 
 type listenersArgs struct {
-	Search string `json:"search,omitempty" jsonschema:"case-insensitive text matched against the event type"`
+	Search string `json:"search,omitempty"`
 	toolkit.Page
 }
 
@@ -80,8 +79,8 @@ type listenerView struct {
 }
 
 type subscribeArgs struct {
-	EventType string `json:"event_type" jsonschema:"event type to follow, e.g. state_changed, automation_triggered, call_service" validate:"required,max=64" example:"state_changed"`
-	EntityID  string `json:"entity_id,omitempty" jsonschema:"only events about matching entities; * wildcards allowed, e.g. light.* or binary_sensor.*door*" validate:"omitempty,max=255" example:"light.*"`
+	EventType string `json:"event_type" validate:"required,max=64" example:"state_changed"`
+	EntityID  string `json:"entity_id,omitempty" jsonschema:"only events about matching entities (* wildcards)" validate:"omitempty,max=255" example:"light.*"`
 }
 
 type subscribeResult struct {
@@ -92,11 +91,11 @@ type subscribeResult struct {
 }
 
 type unsubscribeArgs struct {
-	SubscriptionID string `json:"subscription_id" jsonschema:"the id ha_subscribe_events returned" validate:"required,max=32" example:"sub_1"`
+	SubscriptionID string `json:"subscription_id" validate:"required,max=32" example:"sub_1"`
 }
 
 type subStatsArgs struct {
-	IncludeEvents bool `json:"include_events,omitempty" jsonschema:"add the last events of each subscription (up to 10 each)"`
+	IncludeEvents bool `json:"include_events,omitempty" jsonschema:"up to 10 each"`
 }
 
 type subView struct {
@@ -147,13 +146,6 @@ type liveSub struct {
 	recent []json.RawMessage
 }
 
-// haEvent is the event payload of a subscribe_events stream.
-type haEvent struct {
-	EventType string         `json:"event_type"`
-	Data      map[string]any `json:"data"`
-	TimeFired string         `json:"time_fired"`
-}
-
 // eventEntities lists the entity ids an event is about: data.entity_id, or for service calls
 // service_data.entity_id (a string or a list).
 func eventEntities(data map[string]any) []string {
@@ -192,10 +184,10 @@ func matchesFilter(filter string, data map[string]any) bool {
 
 // compactEvent is the notification a session receives: state changes as old → new, other
 // events with their data, cut down when large.
-func compactEvent(subID string, ev haEvent) json.RawMessage {
+func compactEvent(subID string, ev homeassistant.Event) json.RawMessage {
 	out := map[string]any{"subscription_id": subID, "event_type": ev.EventType}
-	if t, err := time.Parse(time.RFC3339Nano, ev.TimeFired); err == nil {
-		out["time_fired"] = t.UTC().Format(time.RFC3339)
+	if !ev.TimeFired.IsZero() {
+		out["time_fired"] = ev.TimeFired.UTC().Format(time.RFC3339)
 	}
 	if ev.EventType == "state_changed" {
 		out["entity_id"] = clipState(ev.Data["entity_id"])
@@ -304,9 +296,8 @@ func (s *liveSub) close() {
 
 // handle runs on the HA client's delivery goroutine for this subscription: filter, rate-limit,
 // then hand over to the sender without ever blocking HA's stream.
-func (s *liveSub) handle(ls *liveSession, raw json.RawMessage) {
-	var ev haEvent
-	if json.Unmarshal(raw, &ev) != nil || !matchesFilter(s.filter, ev.Data) {
+func (s *liveSub) handle(ls *liveSession, ev homeassistant.Event) {
+	if !matchesFilter(s.filter, ev.Data) {
 		return
 	}
 	s.matched.Add(1)
@@ -348,9 +339,16 @@ func (s *liveSub) send(ls *liveSession) {
 	}
 }
 
+// eventTools are the event bus tools, in the order tools/list shows them. The live ones share
+// one hub of per-session subscriptions.
 func eventTools(d Deps) []*toolkit.Tool {
 	hub := newLiveHub(d.HA)
-	fire := toolkit.Define(toolkit.Spec[fireArgs, fireResult]{
+	return []*toolkit.Tool{fireEvent(d), listEventListeners(d), subscribeEvents(hub), unsubscribeEvents(hub), getSubscriptionStats(hub)}
+}
+
+// fireEvent is ha_fire_event.
+func fireEvent(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[fireArgs, fireResult]{
 		Name: "ha_fire_event", Toolset: SetEvents, Title: "Fire an event",
 		Confirm: &toolkit.Confirm[fireArgs]{When: "events Home Assistant fires itself: state_changed, homeassistant_*, *_registry_updated (`change`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a fireArgs) (toolkit.Ask, error) {
@@ -359,9 +357,8 @@ func eventTools(d Deps) []*toolkit.Tool {
 				}
 				return plain(sensitive.Change, "Fire "+a.EventType+", an event Home Assistant normally fires itself?"), nil
 			}},
-		Description: "Fire a custom event on Home Assistant's event bus, e.g. to trigger automations that listen for it (trigger platform event). " +
-			"Events Home Assistant fires itself (state_changed, homeassistant_*, *_registry_updated) need confirming. " +
-			"To control devices use ha_call_service instead.",
+		Description: "Fire a custom event, e.g. for automations with an event trigger. " +
+			"Events Home Assistant fires itself (state_changed, homeassistant_*, *_registry_updated) need confirming. To control devices use ha_call_service.",
 		Summary: func(a fireArgs) string { return a.EventType },
 		Handler: func(ctx context.Context, c *toolkit.Call, a fireArgs) (fireResult, error) {
 			if !validEventType(a.EventType) {
@@ -373,12 +370,14 @@ func eventTools(d Deps) []*toolkit.Tool {
 			return fireResult{Fired: a.EventType}, nil
 		},
 	})
+}
 
-	listeners := toolkit.Define(toolkit.Spec[listenersArgs, toolkit.List[listenerView]]{
+// listEventListeners is ha_list_event_listeners.
+func listEventListeners(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listenersArgs, toolkit.List[listenerView]]{
 		Name: "ha_list_event_listeners", Toolset: SetEvents, Title: "List event types",
-		Description: "List the event types Home Assistant has listeners for, with the number of listeners each (\"*\" = listeners of every event). " +
-			"Use it to find event names for ha_subscribe_events or automations. Paged.",
-		ReadOnly: true,
+		Description: "Event types with listeners and their count (\"*\" = all events): names for ha_subscribe_events or triggers. Paged.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listenersArgs) (toolkit.List[listenerView], error) {
 			evs, err := d.HA.Events(ctx)
 			if err != nil {
@@ -394,68 +393,77 @@ func eventTools(d Deps) []*toolkit.Tool {
 			return toolkit.Paginate(out, a.Page), nil
 		},
 	})
+}
 
-	subscribe := toolkit.Define(toolkit.Spec[subscribeArgs, subscribeResult]{
+// subscribeEvents is ha_subscribe_events.
+func subscribeEvents(hub *liveHub) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[subscribeArgs, subscribeResult]{
 		Name: "ha_subscribe_events", Toolset: SetEvents, Title: "Follow events live",
-		Description: fmt.Sprintf("Follow Home Assistant events live in this session: each matching event arrives as a notifications/message (logger %s), "+
-			"state changes compacted to old → new. Narrow with entity_id (wildcards). At most %d subscriptions per session and %d events per second; "+
-			"they end with the session or ha_unsubscribe_events. ha_get_subscription_stats shows counts and the last events.", liveLogger, maxSubsPerSession, liveRate),
+		Description: fmt.Sprintf("Follow events live in this session as notifications/message (logger %s); state changes as old → new. "+
+			"Max %d per session, %d events/s; they end with the session or ha_unsubscribe_events. "+
+			"ha_get_subscription_stats shows counts and recent events.", liveLogger, maxSubsPerSession, liveRate),
 		Summary: func(a subscribeArgs) string { return a.EventType + " " + a.EntityID },
-		Handler: func(ctx context.Context, c *toolkit.Call, a subscribeArgs) (subscribeResult, error) {
-			ss := c.Session()
-			if ss == nil {
-				return subscribeResult{}, &toolkit.Error{Code: "session_required", Message: "live events need a session that stays open; this request has none",
-					Hint: "connect with a stateful MCP client (stdio, SSH or HTTP with a session) to follow events"}
-			}
-			if !validEventType(a.EventType) || a.EventType == "*" {
-				return subscribeResult{}, toolkit.InvalidArg("event_type", "must be one event type (no spaces, not *); ha_list_event_listeners shows them", `{"event_type": "state_changed"}`)
-			}
-			if _, err := path.Match(a.EntityID, ""); err != nil {
-				return subscribeResult{}, toolkit.InvalidArg("entity_id", "is not a valid pattern: "+err.Error(), `{"entity_id": "light.*"}`)
-			}
-			ls := hub.session(ss)
-			hub.mu.Lock()
-			if hub.sessions[ss] != ls {
-				hub.mu.Unlock()
-				return subscribeResult{}, &toolkit.Error{Code: "session_closed", Message: "the session ended while subscribing"}
-			}
-			if len(ls.subs) >= maxSubsPerSession {
-				hub.mu.Unlock()
-				return subscribeResult{}, &toolkit.Error{Code: "limit_reached", Message: fmt.Sprintf("this session already follows %d subscriptions, the most allowed", maxSubsPerSession),
-					Hint: "end one with ha_unsubscribe_events (ha_get_subscription_stats lists them)"}
-			}
-			hub.next++
-			sub := &liveSub{seq: hub.next, id: fmt.Sprintf("sub_%d", hub.next), eventType: a.EventType, filter: a.EntityID, since: time.Now().UTC(),
-				queue: make(chan json.RawMessage, liveQueue), stop: make(chan struct{})}
-			ls.subs[sub.id] = sub
-			hub.mu.Unlock()
-			unsub, err := d.HA.Subscribe(ctx, map[string]any{"type": "subscribe_events", "event_type": a.EventType}, func(raw json.RawMessage) { sub.handle(ls, raw) })
-			if err != nil {
-				hub.mu.Lock()
-				delete(ls.subs, sub.id)
-				hub.mu.Unlock()
-				var api *homeassistant.APIError
-				if errors.As(err, &api) && api.Code == "unauthorized" {
-					return subscribeResult{}, &toolkit.Error{Code: "backend_refused", Message: "Home Assistant does not let hamcp's user follow " + a.EventType + " (only administrators may follow every event type)",
-						Hint: "follow state_changed, call_service or a registry event instead, or give hamcp an administrator's token"}
-				}
-				return subscribeResult{}, haError(err, false, "")
-			}
-			if !sub.setUnsubscribe(unsub) {
-				// The session ended while Home Assistant was answering.
-				_ = unsub(context.WithoutCancel(ctx))
-				return subscribeResult{}, &toolkit.Error{Code: "session_closed", Message: "the session ended while subscribing"}
-			}
-			go sub.send(ls)
-			return subscribeResult{SubscriptionID: sub.id, EventType: a.EventType, EntityID: a.EntityID,
-				Delivery: "notifications/message from logger " + liveLogger + " at level info; clients show them only after logging/setLevel (info or lower). " +
-					"The last events are also kept for ha_get_subscription_stats include_events=true."}, nil
-		},
+		Handler: hub.subscribe,
 	})
+}
 
-	unsubscribe := toolkit.Define(toolkit.Spec[unsubscribeArgs, subView]{
+// subscribe starts one live subscription for the calling session.
+func (h *liveHub) subscribe(ctx context.Context, c *toolkit.Call, a subscribeArgs) (subscribeResult, error) {
+	ss := c.Session()
+	if ss == nil {
+		return subscribeResult{}, &toolkit.Error{Code: "session_required", Message: "live events need a session that stays open; this request has none",
+			Hint: "connect with a stateful MCP client (stdio, SSH or HTTP with a session) to follow events"}
+	}
+	if !validEventType(a.EventType) || a.EventType == "*" {
+		return subscribeResult{}, toolkit.InvalidArg("event_type", "must be one event type (no spaces, not *); ha_list_event_listeners shows them", `{"event_type": "state_changed"}`)
+	}
+	if _, err := path.Match(a.EntityID, ""); err != nil {
+		return subscribeResult{}, toolkit.InvalidArg("entity_id", "is not a valid pattern: "+err.Error(), `{"entity_id": "light.*"}`)
+	}
+	ls := h.session(ss)
+	h.mu.Lock()
+	if h.sessions[ss] != ls {
+		h.mu.Unlock()
+		return subscribeResult{}, &toolkit.Error{Code: "session_closed", Message: "the session ended while subscribing"}
+	}
+	if len(ls.subs) >= maxSubsPerSession {
+		h.mu.Unlock()
+		return subscribeResult{}, &toolkit.Error{Code: "limit_reached", Message: fmt.Sprintf("this session already follows %d subscriptions, the most allowed", maxSubsPerSession),
+			Hint: "end one with ha_unsubscribe_events (ha_get_subscription_stats lists them)"}
+	}
+	h.next++
+	sub := &liveSub{seq: h.next, id: fmt.Sprintf("sub_%d", h.next), eventType: a.EventType, filter: a.EntityID, since: time.Now().UTC(),
+		queue: make(chan json.RawMessage, liveQueue), stop: make(chan struct{})}
+	ls.subs[sub.id] = sub
+	h.mu.Unlock()
+	unsub, err := h.ha.SubscribeEvents(ctx, a.EventType, func(ev homeassistant.Event) { sub.handle(ls, ev) })
+	if err != nil {
+		h.mu.Lock()
+		delete(ls.subs, sub.id)
+		h.mu.Unlock()
+		var api *homeassistant.APIError
+		if errors.As(err, &api) && api.Code == "unauthorized" {
+			return subscribeResult{}, &toolkit.Error{Code: "backend_refused", Message: "Home Assistant does not let hamcp's user follow " + a.EventType + " (only administrators may follow every event type)",
+				Hint: "follow state_changed, call_service or a registry event instead, or give hamcp an administrator's token"}
+		}
+		return subscribeResult{}, haError(err, false, "")
+	}
+	if !sub.setUnsubscribe(unsub) {
+		// The session ended while Home Assistant was answering.
+		_ = unsub(context.WithoutCancel(ctx))
+		return subscribeResult{}, &toolkit.Error{Code: "session_closed", Message: "the session ended while subscribing"}
+	}
+	go sub.send(ls)
+	return subscribeResult{SubscriptionID: sub.id, EventType: a.EventType, EntityID: a.EntityID,
+		Delivery: "notifications/message from logger " + liveLogger + " at level info; clients show them only after logging/setLevel (info or lower). " +
+			"The last events are also kept for ha_get_subscription_stats include_events=true."}, nil
+}
+
+// unsubscribeEvents is ha_unsubscribe_events.
+func unsubscribeEvents(hub *liveHub) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[unsubscribeArgs, subView]{
 		Name: "ha_unsubscribe_events", Toolset: SetEvents, Title: "Stop following events",
-		Description: "End a live event subscription of this session (ha_subscribe_events) and return its final counts.",
+		Description: "End a live event subscription and return its final counts.",
 		Idempotent:  true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a unsubscribeArgs) (subView, error) {
 			ss := c.Session()
@@ -473,11 +481,14 @@ func eventTools(d Deps) []*toolkit.Tool {
 			return sub.view(false), nil
 		},
 	})
+}
 
-	stats := toolkit.Define(toolkit.Spec[subStatsArgs, subStatsResult]{
+// getSubscriptionStats is ha_get_subscription_stats.
+func getSubscriptionStats(hub *liveHub) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[subStatsArgs, subStatsResult]{
 		Name: "ha_get_subscription_stats", Toolset: SetEvents, Title: "Live subscription stats",
-		Description: "List this session's live event subscriptions with how many events matched, were delivered and were dropped (rate limit or a full queue); " +
-			"include_events=true adds each subscription's last events, for clients that do not show notifications.",
+		Description: "This session's live subscriptions: events matched, delivered and dropped; " +
+			"include_events=true adds the last events, for clients that do not show notifications.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a subStatsArgs) (subStatsResult, error) {
 			out := subStatsResult{Subscriptions: []subView{}, Limit: maxSubsPerSession, RatePerSecond: liveRate}
@@ -497,7 +508,6 @@ func eventTools(d Deps) []*toolkit.Tool {
 			return out, nil
 		},
 	})
-	return []*toolkit.Tool{fire, listeners, subscribe, unsubscribe, stats}
 }
 
 func (s *liveSub) view(withEvents bool) subView {

@@ -22,6 +22,7 @@ type Deps struct {
 	HA         *homeassistant.Client
 	Supervisor *supervisor.Client // nil outside the add-on
 	Files      *fsguard.FS        // the configuration-file tools share the filesystem tools' confinement
+	Recorder   Recorder           // nil without a recorder file: ha_get_history then reads through HA only
 }
 
 // Tools returns every Home Assistant tool. The list is explicit, one group per file, so what

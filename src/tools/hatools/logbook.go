@@ -12,7 +12,6 @@ import (
 // SetLogbook is the toolset of the logbook.
 const SetLogbook = "logbook"
 
-
 // logRow is the compact form of a logbook entry.
 type logRow struct {
 	When     string `json:"when"`
@@ -47,12 +46,12 @@ func logRowOf(e homeassistant.LogbookEntry) logRow {
 }
 
 type logbookArgs struct {
-	Start     string   `json:"start,omitempty" jsonschema:"ISO-8601 start (default: hours before end)" validate:"omitempty,iso8601"`
-	End       string   `json:"end,omitempty" jsonschema:"ISO-8601 end (default now)" validate:"omitempty,iso8601"`
-	Hours     int      `json:"hours,omitempty" jsonschema:"length of the period when start is not given (default 24, max 720)" validate:"omitempty,min=1,max=720"`
-	EntityIDs []string `json:"entity_ids,omitempty" jsonschema:"only these entities" validate:"omitempty,max=50,dive,entity_id"`
-	Search    string   `json:"search,omitempty" jsonschema:"case-insensitive text matched against entity id, name, state and message"`
-	Oldest    bool     `json:"oldest_first,omitempty" jsonschema:"chronological order (default newest first)"`
+	Start     string   `json:"start,omitempty" jsonschema:"ISO-8601 (default: hours before end)" validate:"omitempty,iso8601"`
+	End       string   `json:"end,omitempty" jsonschema:"ISO-8601 (default now)" validate:"omitempty,iso8601"`
+	Hours     int      `json:"hours,omitempty" jsonschema:"when start is not given (default 24)" validate:"omitempty,min=1,max=720"`
+	EntityIDs []string `json:"entity_ids,omitempty" validate:"omitempty,max=50,dive,entity_id"`
+	Search    string   `json:"search,omitempty" jsonschema:"text in id, name, state or message"`
+	Oldest    bool     `json:"oldest_first,omitempty"`
 	toolkit.Page
 }
 
@@ -75,12 +74,15 @@ func periodWindow(start, end string, hours, defHours int) (time.Time, time.Time,
 	return s, e, nil
 }
 
-func logbookTools(d Deps) []*toolkit.Tool {
-	getLogbook := toolkit.Define(toolkit.Spec[logbookArgs, toolkit.List[logRow]]{
+// logbookTools are the logbook tools, in the order tools/list shows them.
+func logbookTools(d Deps) []*toolkit.Tool { return []*toolkit.Tool{getLogbook(d)} }
+
+// getLogbook is ha_get_logbook.
+func getLogbook(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[logbookArgs, toolkit.List[logRow]]{
 		Name: "ha_get_logbook", Toolset: SetLogbook, Title: "Logbook",
-		Description: "Read Home Assistant's logbook over a period (default the last 24 h): human-readable entries of state changes and events " +
-			"with what caused them, newest first. Filter with entity_ids or search; paged (limit/offset). " +
-			"For the last hour ha_get_recent_activity is simpler; for raw state values use ha_get_history.",
+		Description: "Logbook over a period (default last 24 h): state changes and events with their cause, newest first. Paged. " +
+			"Last hour: ha_get_recent_activity; raw values: ha_get_history.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a logbookArgs) (toolkit.List[logRow], error) {
 			start, end, err := periodWindow(a.Start, a.End, a.Hours, 24)
@@ -106,5 +108,4 @@ func logbookTools(d Deps) []*toolkit.Tool {
 			return toolkit.Paginate(rows, a.Page), nil
 		},
 	})
-	return []*toolkit.Tool{getLogbook}
 }

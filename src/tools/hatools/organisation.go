@@ -2,7 +2,6 @@ package hatools
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"sync"
@@ -15,65 +14,15 @@ import (
 // SetOrganisation is the toolset of the area, label and device registries.
 const SetOrganisation = "organisation"
 
-
 // registry is one read of HA's area, floor, label, device and entity registries (WebSocket
 // only; REST has none of them), indexed for the filters tools apply.
 type registry struct {
-	areas    []*regArea
-	floors   map[string]regFloor
-	labels   []*regLabel
-	devices  []*regDevice
-	deviceBy map[string]*regDevice
-	entities map[string]*regEntity
-}
-
-type regArea struct {
-	ID      string   `json:"area_id"`
-	Name    string   `json:"name"`
-	FloorID *string  `json:"floor_id"`
-	Aliases []string `json:"aliases"`
-	Labels  []string `json:"labels"`
-}
-
-type regFloor struct {
-	ID    string `json:"floor_id"`
-	Name  string `json:"name"`
-	Level *int   `json:"level"`
-}
-
-type regLabel struct {
-	ID          string  `json:"label_id"`
-	Name        string  `json:"name"`
-	Color       *string `json:"color"`
-	Description *string `json:"description"`
-}
-
-type regDevice struct {
-	ID               string   `json:"id"`
-	Name             *string  `json:"name"`
-	NameByUser       *string  `json:"name_by_user"`
-	Manufacturer     *string  `json:"manufacturer"`
-	Model            *string  `json:"model"`
-	ModelID          *string  `json:"model_id"`
-	AreaID           *string  `json:"area_id"`
-	Labels           []string `json:"labels"`
-	ViaDeviceID      *string  `json:"via_device_id"`
-	DisabledBy       *string  `json:"disabled_by"`
-	EntryType        *string  `json:"entry_type"`
-	SWVersion        *string  `json:"sw_version"`
-	HWVersion        *string  `json:"hw_version"`
-	SerialNumber     *string  `json:"serial_number"`
-	ConfigurationURL *string  `json:"configuration_url"`
-}
-
-// regEntity is one row of config/entity_registry/list_for_display (short keys; only enabled
-// entities), the compact list HA's own frontend loads.
-type regEntity struct {
-	EntityID string   `json:"ei"`
-	AreaID   string   `json:"ai"`
-	DeviceID string   `json:"di"`
-	Labels   []string `json:"lb"`
-	Name     string   `json:"en"`
+	areas    []*homeassistant.Area
+	floors   map[string]homeassistant.Floor
+	labels   []*homeassistant.Label
+	devices  []*homeassistant.Device
+	deviceBy map[string]*homeassistant.Device
+	entities map[string]*homeassistant.DisplayEntity
 }
 
 func strOf(p *string) string {
@@ -81,13 +30,6 @@ func strOf(p *string) string {
 		return ""
 	}
 	return *p
-}
-
-func (d *regDevice) name() string {
-	if n := strOf(d.NameByUser); n != "" {
-		return n
-	}
-	return strOf(d.Name)
 }
 
 // areaOf is the entity's own area, else its device's (HA's rule).
@@ -105,7 +47,7 @@ func (r *registry) areaOf(entityID string) string {
 	return ""
 }
 
-func (r *registry) area(id string) *regArea {
+func (r *registry) area(id string) *homeassistant.Area {
 	for _, a := range r.areas {
 		if a.ID == id {
 			return a
@@ -115,7 +57,7 @@ func (r *registry) area(id string) *regArea {
 }
 
 // findArea matches an area by id, name or alias, ignoring case.
-func (r *registry) findArea(ref string) *regArea {
+func (r *registry) findArea(ref string) *homeassistant.Area {
 	if a := r.area(ref); a != nil {
 		return a
 	}
@@ -127,7 +69,7 @@ func (r *registry) findArea(ref string) *regArea {
 	return nil
 }
 
-func (r *registry) findLabel(ref string) *regLabel {
+func (r *registry) findLabel(ref string) *homeassistant.Label {
 	for _, l := range r.labels {
 		if l.ID == ref || strings.EqualFold(l.Name, ref) {
 			return l
@@ -143,7 +85,7 @@ func (r *registry) areaName(id string) string {
 	return ""
 }
 
-func (r *registry) floorName(a *regArea) string {
+func (r *registry) floorName(a *homeassistant.Area) string {
 	if a == nil || a.FloorID == nil {
 		return ""
 	}
@@ -172,34 +114,27 @@ func (r *registry) labelNotFound(field, ref string) error {
 	return toolkit.InvalidArg(field, "is not a label of this home (got "+ref+"); labels: "+strings.Join(names, ", "), "")
 }
 
+// fetchRegistry reads the five registries at once: they are independent commands on one
+// connection, and the slowest decides how long a first search waits.
 func fetchRegistry(ctx context.Context, ha *homeassistant.Client) (*registry, error) {
 	var (
-		areas    []*regArea
-		floors   []regFloor
-		labels   []*regLabel
-		devices  []*regDevice
-		entities struct {
-			Entities []*regEntity `json:"entities"`
-		}
+		areas    []homeassistant.Area
+		floors   []homeassistant.Floor
+		labels   []homeassistant.Label
+		devices  []homeassistant.Device
+		entities []homeassistant.DisplayEntity
 	)
-	calls := []struct {
-		typ string
-		out any
-	}{
-		{"config/area_registry/list", &areas},
-		{"config/floor_registry/list", &floors},
-		{"config/label_registry/list", &labels},
-		{"config/device_registry/list", &devices},
-		{"config/entity_registry/list_for_display", &entities},
+	reads := []func() error{
+		func() (err error) { areas, err = ha.Areas(ctx); return err },
+		func() (err error) { floors, err = ha.Floors(ctx); return err },
+		func() (err error) { labels, err = ha.Labels(ctx); return err },
+		func() (err error) { devices, err = ha.Devices(ctx); return err },
+		func() (err error) { entities, err = ha.DisplayEntities(ctx); return err },
 	}
-	errs := make([]error, len(calls))
+	errs := make([]error, len(reads))
 	var wg sync.WaitGroup
-	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = ha.Call(ctx, c.typ, nil, c.out)
-		}()
+	for i, read := range reads {
+		wg.Go(func() { errs[i] = read() })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -207,18 +142,27 @@ func fetchRegistry(ctx context.Context, ha *homeassistant.Client) (*registry, er
 			return nil, err
 		}
 	}
-	r := &registry{areas: areas, labels: labels, devices: devices, floors: map[string]regFloor{},
-		deviceBy: make(map[string]*regDevice, len(devices)), entities: make(map[string]*regEntity, len(entities.Entities))}
+	r := &registry{areas: pointers(areas), labels: pointers(labels), devices: pointers(devices), floors: map[string]homeassistant.Floor{},
+		deviceBy: make(map[string]*homeassistant.Device, len(devices)), entities: make(map[string]*homeassistant.DisplayEntity, len(entities))}
 	for _, f := range floors {
 		r.floors[f.ID] = f
 	}
-	for _, d := range devices {
+	for _, d := range r.devices {
 		r.deviceBy[d.ID] = d
 	}
-	for _, e := range entities.Entities {
-		r.entities[e.EntityID] = e
+	for i := range entities {
+		r.entities[entities[i].EntityID] = &entities[i]
 	}
 	return r, nil
+}
+
+// pointers lets the registry hand out rows that tools and confirmations share without copying.
+func pointers[T any](rows []T) []*T {
+	out := make([]*T, len(rows))
+	for i := range rows {
+		out[i] = &rows[i]
+	}
+	return out
 }
 
 // registryTTL bounds staleness when an update event was missed (e.g. across a reconnect).
@@ -307,7 +251,7 @@ func (rc *registryCache) watch(ctx context.Context) {
 	rc.watching = true
 	rc.mu.Unlock()
 	for _, ev := range registryEvents {
-		_, err := rc.ha.Subscribe(ctx, map[string]any{"type": "subscribe_events", "event_type": ev}, func(json.RawMessage) { rc.invalidate() })
+		_, err := rc.ha.SubscribeEvents(ctx, ev, func(homeassistant.Event) { rc.invalidate() })
 		if err != nil {
 			rc.mu.Lock()
 			rc.watching = false
@@ -318,8 +262,8 @@ func (rc *registryCache) watch(ctx context.Context) {
 }
 
 type listAreasArgs struct {
-	Floor  string `json:"floor,omitempty" jsonschema:"only areas on this floor (floor id or name)"`
-	Search string `json:"search,omitempty" jsonschema:"case-insensitive text matched against area id, name and aliases"`
+	Floor  string `json:"floor,omitempty" jsonschema:"id or name"`
+	Search string `json:"search,omitempty"`
 	toolkit.Page
 }
 
@@ -334,7 +278,7 @@ type areaView struct {
 }
 
 type listLabelsArgs struct {
-	Search string `json:"search,omitempty" jsonschema:"case-insensitive text matched against label id, name and description"`
+	Search string `json:"search,omitempty"`
 	toolkit.Page
 }
 
@@ -349,10 +293,10 @@ type labelView struct {
 }
 
 type listDevicesArgs struct {
-	Area         string `json:"area,omitempty" jsonschema:"only devices in this area (area id or name)"`
-	Manufacturer string `json:"manufacturer,omitempty" jsonschema:"case-insensitive text matched against the manufacturer, e.g. shelly"`
-	Search       string `json:"search,omitempty" jsonschema:"case-insensitive text matched against device name and model"`
-	Detail       string `json:"detail,omitempty" jsonschema:"summary (default) or full (versions, serial, labels, entity ids)" validate:"omitempty,oneof=summary full"`
+	Area         string `json:"area,omitempty" jsonschema:"id or name"`
+	Manufacturer string `json:"manufacturer,omitempty"`
+	Search       string `json:"search,omitempty" jsonschema:"text in name or model"`
+	Detail       string `json:"detail,omitempty" validate:"omitempty,oneof=summary full"`
 	toolkit.Page
 }
 
@@ -376,129 +320,144 @@ type deviceView struct {
 
 func hasFold(s, sub string) bool { return strings.Contains(strings.ToLower(s), strings.ToLower(sub)) }
 
+// organisationTools are the registry tools, in the order tools/list shows them.
 func organisationTools(d Deps) []*toolkit.Tool {
-	regErr := func(err error) error { return haError(err, false, "") }
-	listAreas := toolkit.Define(toolkit.Spec[listAreasArgs, toolkit.List[areaView]]{
+	return []*toolkit.Tool{listAreas(d), listLabels(d), listDevices(d)}
+}
+
+// listAreas is ha_list_areas.
+func listAreas(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listAreasArgs, toolkit.List[areaView]]{
 		Name: "ha_list_areas", Toolset: SetOrganisation, Title: "List areas",
-		Description: "List the home's areas (rooms) with their floor and how many entities and devices each has. " +
-			"Use area ids to filter ha_get_states, ha_search_entities or ha_list_devices. Paged (limit/offset).",
-		ReadOnly: true,
+		Description: "Areas (rooms) with floor, entity and device counts. Area ids filter ha_get_states, ha_search_entities, ha_list_devices. Paged.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listAreasArgs) (toolkit.List[areaView], error) {
 			reg, err := registryOf(d.HA).get(ctx)
 			if err != nil {
-				return toolkit.List[areaView]{}, regErr(err)
+				return toolkit.List[areaView]{}, haError(err, false, "")
 			}
-			entities, devices := map[string]int{}, map[string]int{}
-			for id := range reg.entities {
-				entities[reg.areaOf(id)]++
-			}
-			for _, dev := range reg.devices {
-				devices[strOf(dev.AreaID)]++
-			}
-			var out []areaView
-			for _, ar := range reg.areas {
-				floor := reg.floorName(ar)
-				if a.Floor != "" && !strings.EqualFold(floor, a.Floor) && (ar.FloorID == nil || *ar.FloorID != a.Floor) {
-					continue
-				}
-				if a.Search != "" && !hasFold(ar.ID+" "+ar.Name+" "+strings.Join(ar.Aliases, " "), a.Search) {
-					continue
-				}
-				out = append(out, areaView{AreaID: ar.ID, Name: ar.Name, Floor: floor, Entities: entities[ar.ID], Devices: devices[ar.ID],
-					Labels: ar.Labels, Aliases: ar.Aliases})
-			}
-			return toolkit.Paginate(out, a.Page), nil
+			return reg.areaViews(a), nil
 		},
 	})
+}
 
-	listLabels := toolkit.Define(toolkit.Spec[listLabelsArgs, toolkit.List[labelView]]{
+func (r *registry) areaViews(a listAreasArgs) toolkit.List[areaView] {
+	entities, devices := map[string]int{}, map[string]int{}
+	for id := range r.entities {
+		entities[r.areaOf(id)]++
+	}
+	for _, dev := range r.devices {
+		devices[strOf(dev.AreaID)]++
+	}
+	var out []areaView
+	for _, ar := range r.areas {
+		floor := r.floorName(ar)
+		if a.Floor != "" && !strings.EqualFold(floor, a.Floor) && (ar.FloorID == nil || *ar.FloorID != a.Floor) {
+			continue
+		}
+		if a.Search != "" && !hasFold(ar.ID+" "+ar.Name+" "+strings.Join(ar.Aliases, " "), a.Search) {
+			continue
+		}
+		out = append(out, areaView{AreaID: ar.ID, Name: ar.Name, Floor: floor, Entities: entities[ar.ID], Devices: devices[ar.ID],
+			Labels: ar.Labels, Aliases: ar.Aliases})
+	}
+	return toolkit.Paginate(out, a.Page)
+}
+
+// listLabels is ha_list_labels.
+func listLabels(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listLabelsArgs, toolkit.List[labelView]]{
 		Name: "ha_list_labels", Toolset: SetOrganisation, Title: "List labels",
-		Description: "List the home's labels with how many entities, devices and areas carry each. " +
-			"Use a label id to filter ha_get_states or ha_search_entities, or as label_id in ha_call_service. Paged.",
-		ReadOnly: true,
+		Description: "Labels with how many entities, devices and areas carry each. Label ids filter ha_get_states and ha_search_entities, or target ha_call_service. Paged.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listLabelsArgs) (toolkit.List[labelView], error) {
 			reg, err := registryOf(d.HA).get(ctx)
 			if err != nil {
-				return toolkit.List[labelView]{}, regErr(err)
+				return toolkit.List[labelView]{}, haError(err, false, "")
 			}
-			ents, devs, areas := map[string]int{}, map[string]int{}, map[string]int{}
-			for _, e := range reg.entities {
-				for _, l := range e.Labels {
-					ents[l]++
-				}
-			}
-			for _, dv := range reg.devices {
-				for _, l := range dv.Labels {
-					devs[l]++
-				}
-			}
-			for _, ar := range reg.areas {
-				for _, l := range ar.Labels {
-					areas[l]++
-				}
-			}
-			var out []labelView
-			for _, l := range reg.labels {
-				if a.Search != "" && !hasFold(l.ID+" "+l.Name+" "+strOf(l.Description), a.Search) {
-					continue
-				}
-				out = append(out, labelView{LabelID: l.ID, Name: l.Name, Description: strOf(l.Description), Color: strOf(l.Color),
-					Entities: ents[l.ID], Devices: devs[l.ID], Areas: areas[l.ID]})
-			}
-			return toolkit.Paginate(out, a.Page), nil
+			return reg.labelViews(a), nil
 		},
 	})
+}
 
-	listDevices := toolkit.Define(toolkit.Spec[listDevicesArgs, toolkit.List[deviceView]]{
+func (r *registry) labelViews(a listLabelsArgs) toolkit.List[labelView] {
+	ents, devs, areas := map[string]int{}, map[string]int{}, map[string]int{}
+	for _, e := range r.entities {
+		for _, l := range e.Labels {
+			ents[l]++
+		}
+	}
+	for _, dv := range r.devices {
+		for _, l := range dv.Labels {
+			devs[l]++
+		}
+	}
+	for _, ar := range r.areas {
+		for _, l := range ar.Labels {
+			areas[l]++
+		}
+	}
+	var out []labelView
+	for _, l := range r.labels {
+		if a.Search != "" && !hasFold(l.ID+" "+l.Name+" "+strOf(l.Description), a.Search) {
+			continue
+		}
+		out = append(out, labelView{LabelID: l.ID, Name: l.Name, Description: strOf(l.Description), Color: strOf(l.Color),
+			Entities: ents[l.ID], Devices: devs[l.ID], Areas: areas[l.ID]})
+	}
+	return toolkit.Paginate(out, a.Page)
+}
+
+// listDevices is ha_list_devices.
+func listDevices(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listDevicesArgs, toolkit.List[deviceView]]{
 		Name: "ha_list_devices", Toolset: SetOrganisation, Title: "List devices",
-		Description: "List devices (physical or service devices) with manufacturer, model, area and entity count. " +
-			"Filter with area, manufacturer or search; detail=full adds versions, serial number, labels and entity ids. Paged. " +
-			"For entities and their states use ha_get_states instead.",
+		Description: "Devices with manufacturer, model, area and entity count; detail=full adds versions, serial, labels, entity ids. Paged. " +
+			"Entities and states: ha_get_states.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listDevicesArgs) (toolkit.List[deviceView], error) {
 			reg, err := registryOf(d.HA).get(ctx)
 			if err != nil {
-				return toolkit.List[deviceView]{}, regErr(err)
+				return toolkit.List[deviceView]{}, haError(err, false, "")
 			}
-			areaID := ""
-			if a.Area != "" {
-				ar := reg.findArea(a.Area)
-				if ar == nil {
-					return toolkit.List[deviceView]{}, reg.areaNotFound("area", a.Area)
-				}
-				areaID = ar.ID
-			}
-			byDevice := map[string][]string{}
-			for id, e := range reg.entities {
-				if e.DeviceID != "" {
-					byDevice[e.DeviceID] = append(byDevice[e.DeviceID], id)
-				}
-			}
-			var out []deviceView
-			for _, dv := range reg.devices {
-				if areaID != "" && strOf(dv.AreaID) != areaID {
-					continue
-				}
-				if a.Manufacturer != "" && !hasFold(strOf(dv.Manufacturer), a.Manufacturer) {
-					continue
-				}
-				if a.Search != "" && !hasFold(dv.name()+" "+strOf(dv.Model)+" "+strOf(dv.ModelID), a.Search) {
-					continue
-				}
-				v := deviceView{DeviceID: dv.ID, Name: dv.name(), Manufacturer: strOf(dv.Manufacturer), Model: strOf(dv.Model),
-					Area: reg.areaName(strOf(dv.AreaID)), Entities: len(byDevice[dv.ID])}
-				if a.Detail == "full" {
-					ids := byDevice[dv.ID]
-					slices.Sort(ids)
-					v.ModelID, v.SWVersion, v.HWVersion, v.Serial = strOf(dv.ModelID), strOf(dv.SWVersion), strOf(dv.HWVersion), strOf(dv.SerialNumber)
-					v.Labels, v.ViaDeviceID, v.DisabledBy, v.EntryType, v.EntityIDs = dv.Labels, strOf(dv.ViaDeviceID), strOf(dv.DisabledBy), strOf(dv.EntryType), ids
-				}
-				out = append(out, v)
-			}
-			return toolkit.Paginate(out, a.Page), nil
+			return reg.deviceViews(a)
 		},
 	})
-	return []*toolkit.Tool{listAreas, listLabels, listDevices}
+}
+
+func (r *registry) deviceViews(a listDevicesArgs) (toolkit.List[deviceView], error) {
+	areaID := ""
+	if a.Area != "" {
+		ar := r.findArea(a.Area)
+		if ar == nil {
+			return toolkit.List[deviceView]{}, r.areaNotFound("area", a.Area)
+		}
+		areaID = ar.ID
+	}
+	byDevice := map[string][]string{}
+	for id, e := range r.entities {
+		if e.DeviceID != "" {
+			byDevice[e.DeviceID] = append(byDevice[e.DeviceID], id)
+		}
+	}
+	var out []deviceView
+	for _, dv := range r.devices {
+		if areaID != "" && strOf(dv.AreaID) != areaID ||
+			a.Manufacturer != "" && !hasFold(strOf(dv.Manufacturer), a.Manufacturer) ||
+			a.Search != "" && !hasFold(dv.DisplayName()+" "+strOf(dv.Model)+" "+strOf(dv.ModelID), a.Search) {
+			continue
+		}
+		v := deviceView{DeviceID: dv.ID, Name: dv.DisplayName(), Manufacturer: strOf(dv.Manufacturer), Model: strOf(dv.Model),
+			Area: r.areaName(strOf(dv.AreaID)), Entities: len(byDevice[dv.ID])}
+		if a.Detail == "full" {
+			ids := byDevice[dv.ID]
+			slices.Sort(ids)
+			v.ModelID, v.SWVersion, v.HWVersion, v.Serial = strOf(dv.ModelID), strOf(dv.SWVersion), strOf(dv.HWVersion), strOf(dv.SerialNumber)
+			v.Labels, v.ViaDeviceID, v.DisabledBy, v.EntryType, v.EntityIDs = dv.Labels, strOf(dv.ViaDeviceID), strOf(dv.DisabledBy), strOf(dv.EntryType), ids
+		}
+		out = append(out, v)
+	}
+	return toolkit.Paginate(out, a.Page), nil
 }
 
 // placeFilter returns a test for entities in an area and/or carrying a label, nil when neither

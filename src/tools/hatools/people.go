@@ -11,10 +11,9 @@ import (
 // SetPeople is the toolset of persons and their whereabouts.
 const SetPeople = "people"
 
-
 type personArgs struct {
-	PersonID   string `json:"person_id,omitempty" jsonschema:"one person, as person.alex or alex (default: everyone)" validate:"omitempty,max=255" example:"person.alex"`
-	IncludeGPS bool   `json:"include_gps,omitempty" jsonschema:"add latitude, longitude and accuracy (only when the user asks for coordinates)"`
+	PersonID   string `json:"person_id,omitempty" jsonschema:"default everyone" validate:"omitempty,max=255" example:"person.alex"`
+	IncludeGPS bool   `json:"include_gps,omitempty" jsonschema:"only when the user asks for coordinates"`
 	toolkit.Page
 }
 
@@ -65,58 +64,66 @@ func floatAttr(attrs map[string]any, key string) *float64 {
 	return nil
 }
 
-func peopleTools(d Deps) []*toolkit.Tool {
-	where := toolkit.Define(toolkit.Spec[personArgs, toolkit.List[personView]]{
+// peopleTools are the people tools, in the order tools/list shows them.
+func peopleTools(d Deps) []*toolkit.Tool { return []*toolkit.Tool{getPersonLocation(d)} }
+
+// getPersonLocation is ha_get_person_location.
+func getPersonLocation(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[personArgs, toolkit.List[personView]]{
 		Name: "ha_get_person_location", Toolset: SetPeople, Title: "Where people are",
-		Description: "Where the household's people are: each person's state (home, not_home or a zone name), the zone entity, since when, " +
-			"and which tracker decided it. GPS coordinates only with include_gps=true; location is personal, so share it only with the user who asks.",
+		Description: "Where the household's people are: home, not_home or zone, since when, and which tracker. " +
+			"Coordinates only with include_gps=true; location is personal, share it only with the user who asks.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a personArgs) (toolkit.List[personView], error) {
-			all, err := states(ctx, d.HA)
-			if err != nil {
-				return toolkit.List[personView]{}, haError(err, false, "")
-			}
-			var persons, zones []homeassistant.State
-			for _, s := range all {
-				switch s.Domain() {
-				case "person":
-					persons = append(persons, s)
-				case "zone":
-					zones = append(zones, s)
-				}
-			}
-			want := ""
-			if a.PersonID != "" {
-				want = personEntityID(a.PersonID)
-			}
-			var out []personView
-			for _, p := range persons {
-				if want != "" && p.EntityID != want {
-					continue
-				}
-				v := personView{EntityID: p.EntityID, Name: p.FriendlyName(), State: p.State, Zone: zoneFor(p.State, zones), Since: isoUTC(p.LastChanged)}
-				v.Source, _ = p.Attributes["source"].(string)
-				if list, ok := p.Attributes["device_trackers"].([]any); ok {
-					for _, t := range list {
-						if s, ok := t.(string); ok {
-							v.Trackers = append(v.Trackers, s)
-						}
-					}
-				}
-				if a.IncludeGPS {
-					v.Latitude, v.Longitude, v.GPSAccuracy = floatAttr(p.Attributes, "latitude"), floatAttr(p.Attributes, "longitude"), floatAttr(p.Attributes, "gps_accuracy")
-				}
-				out = append(out, v)
-			}
-			if want != "" && len(out) == 0 {
-				ids := make([]string, 0, len(persons))
-				for _, p := range persons {
-					ids = append(ids, p.EntityID)
-				}
-				return toolkit.List[personView]{}, toolkit.InvalidArg("person_id", "is not a person in this home (got "+a.PersonID+"); persons: "+strings.Join(ids, ", "), `{"person_id": "person.alex"}`)
-			}
-			return toolkit.Paginate(out, a.Page), nil
+			return personLocations(ctx, d.HA, a)
 		},
 	})
-	return []*toolkit.Tool{where}
+}
+
+// personLocations lists every person (or the one asked for) with the zone their state names.
+func personLocations(ctx context.Context, ha *homeassistant.Client, a personArgs) (toolkit.List[personView], error) {
+	all, err := states(ctx, ha)
+	if err != nil {
+		return toolkit.List[personView]{}, haError(err, false, "")
+	}
+	var persons, zones []homeassistant.State
+	for _, s := range all {
+		switch s.Domain() {
+		case "person":
+			persons = append(persons, s)
+		case "zone":
+			zones = append(zones, s)
+		}
+	}
+	want := ""
+	if a.PersonID != "" {
+		want = personEntityID(a.PersonID)
+	}
+	var out []personView
+	for _, p := range persons {
+		if want != "" && p.EntityID != want {
+			continue
+		}
+		v := personView{EntityID: p.EntityID, Name: p.FriendlyName(), State: p.State, Zone: zoneFor(p.State, zones), Since: isoUTC(p.LastChanged)}
+		v.Source, _ = p.Attributes["source"].(string)
+		if list, ok := p.Attributes["device_trackers"].([]any); ok {
+			for _, t := range list {
+				if s, ok := t.(string); ok {
+					v.Trackers = append(v.Trackers, s)
+				}
+			}
+		}
+		if a.IncludeGPS {
+			v.Latitude, v.Longitude, v.GPSAccuracy = floatAttr(p.Attributes, "latitude"), floatAttr(p.Attributes, "longitude"), floatAttr(p.Attributes, "gps_accuracy")
+		}
+		out = append(out, v)
+	}
+	if want != "" && len(out) == 0 {
+		ids := make([]string, 0, len(persons))
+		for _, p := range persons {
+			ids = append(ids, p.EntityID)
+		}
+		return toolkit.List[personView]{}, toolkit.InvalidArg("person_id", "is not a person in this home (got "+a.PersonID+"); persons: "+strings.Join(ids, ", "), `{"person_id": "person.alex"}`)
+	}
+	return toolkit.Paginate(out, a.Page), nil
 }

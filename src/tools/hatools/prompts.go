@@ -5,11 +5,14 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-// prompt is one reusable conversation starter.
+// prompt is one reusable conversation starter; toolsets are those of the tools its text names.
 type prompt struct {
 	name, title, description string
+	toolsets                 []string
 	args                     []*mcp.PromptArgument
 	text                     func(args map[string]string) string
 }
@@ -17,6 +20,7 @@ type prompt struct {
 var prompts = []prompt{
 	{
 		name: "create_automation", title: "Create an automation",
+		toolsets:    []string{SetStates, SetAutomations},
 		description: "Design a Home Assistant automation from a plain-language goal, check the entities it needs, and create it.",
 		args:        []*mcp.PromptArgument{{Name: "goal", Description: "what the automation should do, e.g. 'turn on the porch light at sunset'", Required: true}},
 		text: func(a map[string]string) string {
@@ -28,6 +32,7 @@ var prompts = []prompt{
 	},
 	{
 		name: "troubleshoot_entity", title: "Troubleshoot an entity",
+		toolsets:    []string{SetStates},
 		description: "Find out why an entity misbehaves: its state, attributes, recent history and what changed it.",
 		args:        []*mcp.PromptArgument{{Name: "entity_id", Description: "the entity, e.g. light.kitchen", Required: true}},
 		text: func(a map[string]string) string {
@@ -37,6 +42,7 @@ var prompts = []prompt{
 	},
 	{
 		name: "morning_routine", title: "Morning routine",
+		toolsets:    []string{SetStates},
 		description: "Review the home in the morning: overnight events, open doors and windows, climate and today's calendar.",
 		args:        []*mcp.PromptArgument{{Name: "wake_time", Description: "when the day starts, e.g. 07:00"}},
 		text: func(a map[string]string) string {
@@ -50,6 +56,7 @@ var prompts = []prompt{
 	},
 	{
 		name: "energy_saving_review", title: "Energy saving review",
+		toolsets:    []string{SetStates},
 		description: "Look for energy waste: lights and devices left on, power-hungry sensors, heating and cooling settings.",
 		args: []*mcp.PromptArgument{
 			{Name: "days", Description: "how many days of history to consider (default 7)"},
@@ -71,6 +78,7 @@ var prompts = []prompt{
 	},
 	{
 		name: "automation_health_check", title: "Automation health check",
+		toolsets:    []string{SetStates},
 		description: "Check every automation: which are off, which never or too often trigger, which reference missing entities.",
 		text: func(map[string]string) string {
 			return "Check the health of my automations: list them with ha_get_states (domain automation), note any that are off or unavailable, " +
@@ -79,12 +87,14 @@ var prompts = []prompt{
 	},
 }
 
-// Prompts installs the Home Assistant prompts on a server.
-func Prompts(s *mcp.Server, _ bool) {
+// Prompts are the Home Assistant prompts.
+func Prompts() []*toolkit.Prompt {
+	out := make([]*toolkit.Prompt, 0, len(prompts))
 	for _, p := range prompts {
-		p := p
-		s.AddPrompt(&mcp.Prompt{Name: p.name, Title: p.title, Description: p.description, Arguments: p.args},
-			func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		out = append(out, &toolkit.Prompt{
+			Toolsets: p.toolsets,
+			Prompt:   &mcp.Prompt{Name: p.name, Title: p.title, Description: p.description, Arguments: p.args},
+			Handler: func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 				args := req.Params.Arguments
 				for _, a := range p.args {
 					if a.Required && args[a.Name] == "" {
@@ -95,6 +105,8 @@ func Prompts(s *mcp.Server, _ bool) {
 					Description: p.description,
 					Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: p.text(args)}}},
 				}, nil
-			})
+			},
+		})
 	}
+	return out
 }

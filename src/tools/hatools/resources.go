@@ -11,6 +11,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/toolkit"
 )
 
 // Resource URIs.
@@ -21,13 +22,20 @@ const (
 	areasURI          = "hass://areas"
 )
 
-// Resources exposes entities as MCP resources and keeps subscribers told of state changes.
-// It returns an extension for the server builder; install it on every server variant.
-func Resources(d Deps) func(s *mcp.Server, readOnly bool) {
+// Resources are the Home Assistant resources: every entity, one entity (a template), and the
+// areas. Subscribers of an entity's URI (or of all entities) are told when its state changes.
+func Resources(d Deps) []*toolkit.Resource {
+	return []*toolkit.Resource{entitiesResource(d, stateUpdates(d)), entityResource(d), areasResource(d)}
+}
+
+// stateUpdates fans one mirror listener out to every server the entity resources are installed
+// on; the SDK only notifies sessions that subscribed to the URI.
+func stateUpdates(d Deps) func(*mcp.Server) {
 	var mu sync.Mutex
 	var servers []*mcp.Server
-	// One mirror listener fans out to every server variant; the SDK only notifies sessions
-	// that subscribed to the URI.
+	if d.HA == nil { // declared without a backend, to list toolsets
+		return func(*mcp.Server) {}
+	}
 	if m := d.HA.Mirror(); m != nil {
 		m.OnStateChanged(func(old, new *homeassistant.State) {
 			id := ""
@@ -47,15 +55,23 @@ func Resources(d Deps) func(s *mcp.Server, readOnly bool) {
 			}
 		})
 	}
-	return func(s *mcp.Server, _ bool) {
+	return func(s *mcp.Server) {
 		mu.Lock()
 		servers = append(servers, s)
 		mu.Unlock()
-		s.AddResource(&mcp.Resource{
+	}
+}
+
+// entitiesResource is hass://entities.
+func entitiesResource(d Deps, attach func(*mcp.Server)) *toolkit.Resource {
+	return &toolkit.Resource{
+		Toolset: SetStates, Attach: attach,
+		Resource: &mcp.Resource{
 			URI: entitiesURI, Name: "entities", Title: "All entities",
 			Description: "Every entity's id, state and name (compact JSON). Subscribe to be told when any state changes.",
 			MIMEType:    "application/json",
-		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		},
+		Handler: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			all, err := states(ctx, d.HA)
 			if err != nil {
 				return nil, err
@@ -70,30 +86,46 @@ func Resources(d Deps) func(s *mcp.Server, readOnly bool) {
 				rows = append(rows, row{st.EntityID, st.State, st.FriendlyName()})
 			}
 			return jsonResource(req.Params.URI, rows)
-		})
-		s.AddResourceTemplate(&mcp.ResourceTemplate{
+		},
+	}
+}
+
+// entityResource is hass://entities/{entity_id}.
+func entityResource(d Deps) *toolkit.Resource {
+	return &toolkit.Resource{
+		Toolset: SetStates,
+		Template: &mcp.ResourceTemplate{
 			URITemplate: entityURITemplate, Name: "entity", Title: "One entity",
 			Description: "One entity's full state and attributes. Subscribe to be told when it changes.",
 			MIMEType:    "application/json",
-		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		},
+		Handler: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			id := strings.TrimPrefix(req.Params.URI, entityURIPrefix)
 			st, err := stateOf(ctx, d.HA, id, "")
 			if err != nil {
 				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}
 			return jsonResource(req.Params.URI, compact(st, true))
-		})
-		s.AddResource(&mcp.Resource{
+		},
+	}
+}
+
+// areasResource is hass://areas.
+func areasResource(d Deps) *toolkit.Resource {
+	return &toolkit.Resource{
+		Toolset: SetOrganisation,
+		Resource: &mcp.Resource{
 			URI: areasURI, Name: "areas", Title: "Areas and their entities",
 			Description: "Every area (room) with its floor and the ids of the entities in it (compact JSON).",
 			MIMEType:    "application/json",
-		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		},
+		Handler: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			reg, err := registryOf(d.HA).get(ctx)
 			if err != nil {
 				return nil, err
 			}
 			return jsonResource(req.Params.URI, areaEntities(reg))
-		})
+		},
 	}
 }
 

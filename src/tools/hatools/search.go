@@ -17,7 +17,6 @@ import (
 // SetSearch is the toolset for finding entities and overviews of the home.
 const SetSearch = "search"
 
-
 // searchDoc is what one entity can be found by.
 type searchDoc struct{ id, name, area, device string }
 
@@ -131,12 +130,12 @@ func searchScore(query string, doc searchDoc) int {
 }
 
 type searchArgs struct {
-	Query       string `json:"query" jsonschema:"words to look for in entity ids, names, areas and devices; small typos are tolerated" validate:"required,min=1,max=200" example:"kitchen light"`
-	Domain      string `json:"domain,omitempty" jsonschema:"only entities of this domain, e.g. light" validate:"omitempty,domain"`
-	Area        string `json:"area,omitempty" jsonschema:"only entities in this area (id or name)"`
-	Label       string `json:"label,omitempty" jsonschema:"only entities with this label (id or name)"`
-	DeviceClass string `json:"device_class,omitempty" jsonschema:"only entities with this device_class, e.g. temperature"`
-	State       string `json:"state,omitempty" jsonschema:"only entities in this state, e.g. on"`
+	Query       string `json:"query" validate:"required,min=1,max=200" example:"kitchen light"`
+	Domain      string `json:"domain,omitempty" validate:"omitempty,domain"`
+	Area        string `json:"area,omitempty" jsonschema:"area id or name"`
+	Label       string `json:"label,omitempty" jsonschema:"label id or name"`
+	DeviceClass string `json:"device_class,omitempty"`
+	State       string `json:"state,omitempty"`
 	toolkit.Page
 }
 
@@ -150,8 +149,8 @@ type searchHit struct {
 }
 
 type statsArgs struct {
-	Domain  string `json:"domain,omitempty" jsonschema:"summarise only this domain" validate:"omitempty,domain"`
-	GroupBy string `json:"group_by,omitempty" jsonschema:"also count entities by label or device_class" validate:"omitempty,oneof=label device_class"`
+	Domain  string `json:"domain,omitempty" validate:"omitempty,domain"`
+	GroupBy string `json:"group_by,omitempty" validate:"omitempty,oneof=label device_class"`
 }
 
 type domainStats struct {
@@ -171,193 +170,221 @@ type statsResult struct {
 }
 
 type activityArgs struct {
-	Minutes   int      `json:"minutes,omitempty" jsonschema:"how far back to look (default 60, max 10080 = one week)" validate:"omitempty,min=1,max=10080"`
-	Domain    string   `json:"domain,omitempty" jsonschema:"only entities of this domain" validate:"omitempty,domain"`
-	Area      string   `json:"area,omitempty" jsonschema:"only entities in this area (id or name)"`
-	EntityIDs []string `json:"entity_ids,omitempty" jsonschema:"only these entities" validate:"omitempty,max=50,dive,entity_id"`
+	Minutes   int      `json:"minutes,omitempty" jsonschema:"default 60" validate:"omitempty,min=1,max=10080"`
+	Domain    string   `json:"domain,omitempty" validate:"omitempty,domain"`
+	Area      string   `json:"area,omitempty" jsonschema:"area id or name"`
+	EntityIDs []string `json:"entity_ids,omitempty" validate:"omitempty,max=50,dive,entity_id"`
 	toolkit.Page
 }
 
 // maxListedUnavailable keeps the stats summary small on homes with many dead entities.
 const maxListedUnavailable = 20
 
+// searchTools are the finding and overview tools, in the order tools/list shows them.
 func searchTools(d Deps) []*toolkit.Tool {
-	search := toolkit.Define(toolkit.Spec[searchArgs, toolkit.List[searchHit]]{
+	return []*toolkit.Tool{searchEntities(d), getOverview(d), getRecentActivity(d)}
+}
+
+// searchEntities is ha_search_entities.
+func searchEntities(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[searchArgs, toolkit.List[searchHit]]{
 		Name: "ha_search_entities", Toolset: SetSearch, Title: "Search entities",
-		Description: "Find entities by what people call them: words matched against entity id, name, area and device, typos tolerated, best match first. " +
-			"Use it when you do not know the exact entity id; narrow with domain, area, label, device_class or state. Paged (limit/offset). " +
-			"To list everything of a kind use ha_get_states with filters instead.",
+		Description: "Find entities by what people call them: words matched against id, name, area and device, typos tolerated, best first. " +
+			"Use it when you do not know the entity id; to list all of a kind, ha_get_states. Paged.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a searchArgs) (toolkit.List[searchHit], error) {
-			all, err := states(ctx, d.HA)
-			if err != nil {
-				return toolkit.List[searchHit]{}, haError(err, false, "")
-			}
-			inPlace, err := placeFilter(ctx, d.HA, a.Area, a.Label)
-			if err != nil {
-				return toolkit.List[searchHit]{}, err
-			}
-			// Area and device names make "kitchen light" findable; without the registry the
-			// search still works on ids and names.
-			reg, _ := registryOf(d.HA).get(ctx)
-			var hits []searchHit
-			for _, s := range all {
-				if a.Domain != "" && s.Domain() != a.Domain || a.State != "" && !strings.EqualFold(s.State, a.State) ||
-					a.DeviceClass != "" && s.Attributes["device_class"] != a.DeviceClass || inPlace != nil && !inPlace(s.EntityID) {
-					continue
-				}
-				doc := searchDoc{id: s.EntityID, name: s.FriendlyName()}
-				if reg != nil {
-					doc.area = reg.areaName(reg.areaOf(s.EntityID))
-					if e := reg.entities[s.EntityID]; e != nil && reg.deviceBy[e.DeviceID] != nil {
-						doc.device = reg.deviceBy[e.DeviceID].name()
-					}
-				}
-				if score := searchScore(a.Query, doc); score > 0 {
-					// Names repeated in the device or equal to the id carry no information.
-					name, device := doc.name, doc.device
-					if name == s.EntityID {
-						name = ""
-					}
-					if device == doc.name {
-						device = ""
-					}
-					hits = append(hits, searchHit{EntityID: s.EntityID, Name: name, State: s.State, Area: doc.area, Device: device, Score: score})
-				}
-			}
-			sort.SliceStable(hits, func(i, j int) bool {
-				if hits[i].Score != hits[j].Score {
-					return hits[i].Score > hits[j].Score
-				}
-				return hits[i].EntityID < hits[j].EntityID
-			})
-			return toolkit.Paginate(hits, a.Page), nil
+			return findEntities(ctx, d.HA, a)
 		},
 	})
+}
 
-	stats := toolkit.Define(toolkit.Spec[statsArgs, statsResult]{
-		Name: "ha_get_stats", Toolset: SetSearch, Title: "Home overview",
-		Description: "One small summary of the whole home: entity counts per domain with their states (numbers folded into \"numeric\"), " +
-			"per area, how many are unavailable or unknown and which. Start here to get a picture of an unfamiliar home; " +
-			"then use ha_get_states or ha_search_entities for the entities themselves.",
-		ReadOnly: true,
+// findEntities ranks every entity passing the filters against the query.
+func findEntities(ctx context.Context, ha *homeassistant.Client, a searchArgs) (toolkit.List[searchHit], error) {
+	all, err := states(ctx, ha)
+	if err != nil {
+		return toolkit.List[searchHit]{}, haError(err, false, "")
+	}
+	inPlace, err := placeFilter(ctx, ha, a.Area, a.Label)
+	if err != nil {
+		return toolkit.List[searchHit]{}, err
+	}
+	// Area and device names make "kitchen light" findable; without the registry the
+	// search still works on ids and names.
+	reg, _ := registryOf(ha).get(ctx)
+	var hits []searchHit
+	for _, s := range all {
+		if a.Domain != "" && s.Domain() != a.Domain || a.State != "" && !strings.EqualFold(s.State, a.State) ||
+			a.DeviceClass != "" && s.Attributes["device_class"] != a.DeviceClass || inPlace != nil && !inPlace(s.EntityID) {
+			continue
+		}
+		doc := searchDoc{id: s.EntityID, name: s.FriendlyName()}
+		if reg != nil {
+			doc.area = reg.areaName(reg.areaOf(s.EntityID))
+			if e := reg.entities[s.EntityID]; e != nil && reg.deviceBy[e.DeviceID] != nil {
+				doc.device = reg.deviceBy[e.DeviceID].DisplayName()
+			}
+		}
+		if score := searchScore(a.Query, doc); score > 0 {
+			// Names repeated in the device or equal to the id carry no information.
+			name, device := doc.name, doc.device
+			if name == s.EntityID {
+				name = ""
+			}
+			if device == doc.name {
+				device = ""
+			}
+			hits = append(hits, searchHit{EntityID: s.EntityID, Name: name, State: s.State, Area: doc.area, Device: device, Score: score})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].EntityID < hits[j].EntityID
+	})
+	return toolkit.Paginate(hits, a.Page), nil
+}
+
+// getOverview is ha_get_overview.
+func getOverview(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[statsArgs, statsResult]{
+		Name: "ha_get_overview", Toolset: SetSearch, Title: "Home overview",
+		Description: "Small summary of the home: entity counts per domain and state, per area, and which are unavailable. Start here in an unfamiliar home.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a statsArgs) (statsResult, error) {
-			all, err := states(ctx, d.HA)
-			if err != nil {
-				return statsResult{}, haError(err, false, "")
-			}
-			out := statsResult{Domains: map[string]domainStats{}}
-			perDomain := map[string]map[string]int{}
-			var picked []homeassistant.State
-			for _, s := range all {
-				if a.Domain != "" && s.Domain() != a.Domain {
-					continue
-				}
-				picked = append(picked, s)
-				out.Total++
-				switch s.State {
-				case "unavailable":
-					out.Unavailable++
-					if len(out.UnavailableIDs) < maxListedUnavailable {
-						out.UnavailableIDs = append(out.UnavailableIDs, s.EntityID)
-					}
-				case "unknown":
-					out.Unknown++
-				}
-				st := s.State
-				if _, err := strconv.ParseFloat(st, 64); err == nil {
-					st = "numeric"
-				}
-				if perDomain[s.Domain()] == nil {
-					perDomain[s.Domain()] = map[string]int{}
-				}
-				perDomain[s.Domain()][st]++
-			}
-			for dom, counts := range perDomain {
-				ds := domainStats{States: map[string]int{}}
-				for _, n := range counts {
-					ds.Total += n
-				}
-				// Free-text states (sensor strings, media titles) would make the summary long.
-				for st, n := range counts {
-					if len(counts) <= 8 || st == "unavailable" || st == "unknown" || st == "numeric" {
-						ds.States[st] = n
-					}
-				}
-				if len(ds.States) < len(counts) {
-					ds.States["other"] = ds.Total - sumValues(ds.States)
-				}
-				out.Domains[dom] = ds
-			}
-			reg, err := registryOf(d.HA).get(ctx)
-			if err != nil {
-				out.Note = "area and label counts are missing: the registries could not be read (" + err.Error() + ")"
-				return out, nil
-			}
-			out.Areas = map[string]int{}
-			if a.GroupBy != "" {
-				out.Groups = map[string]int{}
-			}
-			for _, s := range picked {
-				area := reg.areaOf(s.EntityID)
-				if area == "" {
-					area = "no_area"
-				}
-				out.Areas[area]++
-				switch a.GroupBy {
-				case "label":
-					if e := reg.entities[s.EntityID]; e != nil {
-						for _, l := range e.Labels {
-							out.Groups[l]++
-						}
-					}
-				case "device_class":
-					if dc, ok := s.Attributes["device_class"].(string); ok {
-						out.Groups[dc]++
-					}
-				}
-			}
-			return out, nil
+			return homeStats(ctx, d.HA, a)
 		},
 	})
+}
 
-	activity := toolkit.Define(toolkit.Spec[activityArgs, toolkit.List[logRow]]{
+// homeStats counts entities per domain and state, then per area (and label or device class)
+// when the registries can be read.
+func homeStats(ctx context.Context, ha *homeassistant.Client, a statsArgs) (statsResult, error) {
+	all, err := states(ctx, ha)
+	if err != nil {
+		return statsResult{}, haError(err, false, "")
+	}
+	out := statsResult{Domains: map[string]domainStats{}}
+	perDomain := map[string]map[string]int{}
+	var picked []homeassistant.State
+	for _, s := range all {
+		if a.Domain != "" && s.Domain() != a.Domain {
+			continue
+		}
+		picked = append(picked, s)
+		out.Total++
+		switch s.State {
+		case "unavailable":
+			out.Unavailable++
+			if len(out.UnavailableIDs) < maxListedUnavailable {
+				out.UnavailableIDs = append(out.UnavailableIDs, s.EntityID)
+			}
+		case "unknown":
+			out.Unknown++
+		}
+		st := s.State
+		if _, err := strconv.ParseFloat(st, 64); err == nil {
+			st = "numeric"
+		}
+		if perDomain[s.Domain()] == nil {
+			perDomain[s.Domain()] = map[string]int{}
+		}
+		perDomain[s.Domain()][st]++
+	}
+	for dom, counts := range perDomain {
+		out.Domains[dom] = foldStates(counts)
+	}
+	reg, err := registryOf(ha).get(ctx)
+	if err != nil {
+		out.Note = "area and label counts are missing: the registries could not be read (" + err.Error() + ")"
+		return out, nil
+	}
+	out.Areas = map[string]int{}
+	if a.GroupBy != "" {
+		out.Groups = map[string]int{}
+	}
+	for _, s := range picked {
+		area := reg.areaOf(s.EntityID)
+		if area == "" {
+			area = "no_area"
+		}
+		out.Areas[area]++
+		switch a.GroupBy {
+		case "label":
+			if e := reg.entities[s.EntityID]; e != nil {
+				for _, l := range e.Labels {
+					out.Groups[l]++
+				}
+			}
+		case "device_class":
+			if dc, ok := s.Attributes["device_class"].(string); ok {
+				out.Groups[dc]++
+			}
+		}
+	}
+	return out, nil
+}
+
+// foldStates summarises one domain's state counts. Free-text states (sensor strings, media
+// titles) would make the summary long, so past eight distinct states they count as "other".
+func foldStates(counts map[string]int) domainStats {
+	ds := domainStats{States: map[string]int{}}
+	for _, n := range counts {
+		ds.Total += n
+	}
+	for st, n := range counts {
+		if len(counts) <= 8 || st == "unavailable" || st == "unknown" || st == "numeric" {
+			ds.States[st] = n
+		}
+	}
+	if len(ds.States) < len(counts) {
+		ds.States["other"] = ds.Total - sumValues(ds.States)
+	}
+	return ds
+}
+
+// getRecentActivity is ha_get_recent_activity.
+func getRecentActivity(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[activityArgs, toolkit.List[logRow]]{
 		Name: "ha_get_recent_activity", Toolset: SetSearch, Title: "Recent activity",
-		Description: "What happened in the home in the last minutes (default 60): state changes and events from the logbook, newest first, " +
-			"with what caused them when Home Assistant knows. Filter by domain, area or entity_ids. Paged. " +
-			"For a chosen period or older entries use ha_get_logbook; for numeric trends ha_get_history or ha_get_statistics.",
+		Description: "Logbook of the last minutes (default 60), newest first, with causes. Paged. " +
+			"Longer periods: ha_get_logbook; numeric trends: ha_get_history or ha_get_statistics.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a activityArgs) (toolkit.List[logRow], error) {
-			minutes := a.Minutes
-			if minutes == 0 {
-				minutes = 60
-			}
-			end := time.Now().UTC()
-			start := end.Add(-time.Duration(minutes) * time.Minute)
-			inPlace, err := placeFilter(ctx, d.HA, a.Area, "")
-			if err != nil {
-				return toolkit.List[logRow]{}, err
-			}
-			entries, err := d.HA.Logbook(ctx, homeassistant.LogbookQuery{Start: start, End: end, EntityIDs: a.EntityIDs})
-			if err != nil {
-				return toolkit.List[logRow]{}, haError(err, false, "")
-			}
-			var rows []logRow
-			for i := len(entries) - 1; i >= 0; i-- {
-				e := entries[i]
-				dom := e.Domain
-				if e.EntityID != "" {
-					dom, _, _ = strings.Cut(e.EntityID, ".")
-				}
-				if a.Domain != "" && dom != a.Domain || inPlace != nil && !inPlace(e.EntityID) {
-					continue
-				}
-				rows = append(rows, logRowOf(e))
-			}
-			return toolkit.Paginate(rows, a.Page), nil
+			return recentActivity(ctx, d.HA, a)
 		},
 	})
-	return []*toolkit.Tool{search, stats, activity}
+}
+
+// recentActivity reads the logbook of the last minutes, newest first.
+func recentActivity(ctx context.Context, ha *homeassistant.Client, a activityArgs) (toolkit.List[logRow], error) {
+	minutes := a.Minutes
+	if minutes == 0 {
+		minutes = 60
+	}
+	end := time.Now().UTC()
+	start := end.Add(-time.Duration(minutes) * time.Minute)
+	inPlace, err := placeFilter(ctx, ha, a.Area, "")
+	if err != nil {
+		return toolkit.List[logRow]{}, err
+	}
+	entries, err := ha.Logbook(ctx, homeassistant.LogbookQuery{Start: start, End: end, EntityIDs: a.EntityIDs})
+	if err != nil {
+		return toolkit.List[logRow]{}, haError(err, false, "")
+	}
+	var rows []logRow
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		dom := e.Domain
+		if e.EntityID != "" {
+			dom, _, _ = strings.Cut(e.EntityID, ".")
+		}
+		if a.Domain != "" && dom != a.Domain || inPlace != nil && !inPlace(e.EntityID) {
+			continue
+		}
+		rows = append(rows, logRowOf(e))
+	}
+	return toolkit.Paginate(rows, a.Page), nil
 }
 
 func sumValues(m map[string]int) int {

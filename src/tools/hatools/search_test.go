@@ -74,8 +74,9 @@ func connectDataEnv(t *testing.T, home *sim.Home, token func(*sim.Home) string, 
 	deps := hatools.Deps{HA: ha, Supervisor: sup}
 	reg := toolkit.NewRegistry()
 	reg.Add(hatools.Tools(deps)...)
+	reg.AddResources(hatools.Resources(deps)...)
 	b := mcpserver.New(mcpserver.Options{Name: "hamcp-test", Version: "1", Registry: reg, Filter: toolkit.Filter{Toolsets: dataToolsets},
-		Env: &toolkit.Env{ConfirmTrusted: allClasses()}, Extensions: []mcpserver.Extension{hatools.Resources(deps)}, Completion: completion.Handler(hatools.Completions(deps)),
+		Env: &toolkit.Env{ConfirmTrusted: allClasses()}, Completion: completion.Handler(hatools.Completions(deps)),
 		Subscribe: func(context.Context, *mcp.SubscribeRequest) error { return nil }, Unsubscribe: func(context.Context, *mcp.UnsubscribeRequest) error { return nil }})
 	return &dataEnv{home: home, ha: ha, srv: b.Server(false), deps: deps}
 }
@@ -258,7 +259,7 @@ func testSearch(t *testing.T, e *dataEnv) {
 		Areas  map[string]int `json:"areas"`
 		Groups map[string]int `json:"groups"`
 	}
-	dtOK(t, cs, "ha_get_stats", map[string]any{"group_by": "label"}, &stats)
+	dtOK(t, cs, "ha_get_overview", map[string]any{"group_by": "label"}, &stats)
 	if stats.Total < 100 || stats.Domains["light"].Total != 13 || stats.Domains["sensor"].States["numeric"] == 0 || stats.Areas["kitchen"] == 0 || stats.Groups["energy"] == 0 {
 		t.Errorf("stats: %+v", stats)
 	}
@@ -295,7 +296,7 @@ func testSearch(t *testing.T, e *dataEnv) {
 		{"bad domain", "ha_search_entities", map[string]any{"query": "x", "domain": "Light!"}, "invalid_argument", "domain", ""},
 		{"unknown area", "ha_search_entities", map[string]any{"query": "x", "area": "attic"}, "invalid_argument", "area", "kitchen"},
 		{"unknown argument", "ha_search_entities", map[string]any{"query": "x", "colour": "red"}, "invalid_argument", "colour", ""},
-		{"bad group", "ha_get_stats", map[string]any{"group_by": "colour"}, "invalid_argument", "group_by", ""},
+		{"bad group", "ha_get_overview", map[string]any{"group_by": "colour"}, "invalid_argument", "group_by", ""},
 		{"minutes too long", "ha_get_recent_activity", map[string]any{"minutes": 20000}, "invalid_argument", "minutes", ""},
 		{"bad entity id", "ha_get_recent_activity", map[string]any{"entity_ids": []string{"Not An Id"}}, "invalid_argument", "entity_ids", ""},
 	})
@@ -307,7 +308,7 @@ var dtValidCalls = []struct {
 	args map[string]any
 }{
 	{"ha_search_entities", map[string]any{"query": "kitchen"}},
-	{"ha_get_stats", nil},
+	{"ha_get_overview", nil},
 	{"ha_get_recent_activity", nil},
 	{"ha_list_areas", nil},
 	{"ha_list_labels", nil},

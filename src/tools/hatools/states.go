@@ -3,6 +3,7 @@ package hatools
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -98,32 +99,32 @@ func readStates(ctx context.Context, ha *homeassistant.Client, fresh bool) ([]ho
 }
 
 type getStatesArgs struct {
-	Domain      string   `json:"domain,omitempty" jsonschema:"only entities of this domain, e.g. light, sensor, climate" validate:"omitempty,domain"`
-	State       string   `json:"state,omitempty" jsonschema:"only entities whose state equals this, e.g. on, unavailable"`
-	DeviceClass string   `json:"device_class,omitempty" jsonschema:"only entities with this device_class, e.g. temperature, motion, door"`
-	Search      string   `json:"search,omitempty" jsonschema:"case-insensitive text matched against entity id and friendly name"`
-	Area        string   `json:"area,omitempty" jsonschema:"only entities in this area (area id or name, e.g. kitchen); ha_list_areas lists them"`
-	Label       string   `json:"label,omitempty" jsonschema:"only entities carrying this label (label id or name); ha_list_labels lists them"`
-	EntityIDs   []string `json:"entity_ids,omitempty" jsonschema:"only these entities" validate:"omitempty,max=200,dive,entity_id"`
-	Fields      []string `json:"fields,omitempty" jsonschema:"fields to return per entity: entity_id, state, name, unit, device_class, last_changed, last_updated, attributes" validate:"omitempty,dive,oneof=entity_id state name unit device_class last_changed last_updated attributes"`
-	Detail      string   `json:"detail,omitempty" jsonschema:"summary (default) or full (all attributes; large)" validate:"omitempty,oneof=summary full"`
-	Fresh       bool     `json:"fresh,omitempty" jsonschema:"read from Home Assistant instead of hamcp's live copy (slower; rarely needed)"`
+	Domain      string   `json:"domain,omitempty" validate:"omitempty,domain"`
+	State       string   `json:"state,omitempty"`
+	DeviceClass string   `json:"device_class,omitempty"`
+	Search      string   `json:"search,omitempty" jsonschema:"text in id or name"`
+	Area        string   `json:"area,omitempty" jsonschema:"area id or name"`
+	Label       string   `json:"label,omitempty" jsonschema:"label id or name"`
+	EntityIDs   []string `json:"entity_ids,omitempty" validate:"omitempty,max=200,dive,entity_id"`
+	Fields      []string `json:"fields,omitempty" validate:"omitempty,dive,oneof=entity_id state name unit device_class last_changed last_updated attributes"`
+	Detail      string   `json:"detail,omitempty" jsonschema:"full: all attributes (large)" validate:"omitempty,oneof=summary full"`
+	Fresh       bool     `json:"fresh,omitempty" jsonschema:"bypass hamcp's live copy (slower; rarely needed)"`
 	toolkit.Page
 }
 
 type getEntityArgs struct {
-	EntityID string `json:"entity_id" jsonschema:"the entity, e.g. light.kitchen" validate:"required,entity_id" example:"light.kitchen"`
+	EntityID string `json:"entity_id" validate:"required,entity_id" example:"light.kitchen"`
 }
 
 type callServiceArgs struct {
-	Domain         string         `json:"domain" jsonschema:"service domain, e.g. light" validate:"required,domain" example:"light"`
-	Service        string         `json:"service" jsonschema:"service name, e.g. turn_on" validate:"required,domain" example:"turn_on"`
-	EntityID       []string       `json:"entity_id,omitempty" jsonschema:"target entities" validate:"omitempty,max=100,dive,entity_id"`
-	AreaID         []string       `json:"area_id,omitempty" jsonschema:"target every entity in these areas"`
-	DeviceID       []string       `json:"device_id,omitempty" jsonschema:"target these devices"`
-	LabelID        []string       `json:"label_id,omitempty" jsonschema:"target entities with these labels"`
-	Data           map[string]any `json:"data,omitempty" jsonschema:"service data, e.g. {\"brightness_pct\": 50}"`
-	ReturnResponse bool           `json:"return_response,omitempty" jsonschema:"ask for the service's response data (only for services that return data, e.g. calendar.get_events, weather.get_forecasts)"`
+	Domain         string         `json:"domain" validate:"required,domain" example:"light"`
+	Service        string         `json:"service" validate:"required,domain" example:"turn_on"`
+	EntityID       []string       `json:"entity_id,omitempty" validate:"omitempty,max=100,dive,entity_id"`
+	AreaID         []string       `json:"area_id,omitempty"`
+	DeviceID       []string       `json:"device_id,omitempty"`
+	LabelID        []string       `json:"label_id,omitempty"`
+	Data           map[string]any `json:"data,omitempty" jsonschema:"e.g. {\"brightness_pct\": 50}"`
+	ReturnResponse bool           `json:"return_response,omitempty" jsonschema:"for services that return data, e.g. weather.get_forecasts"`
 }
 
 type callServiceResult struct {
@@ -132,65 +133,68 @@ type callServiceResult struct {
 	Note     string   `json:"note,omitempty"`
 }
 
+// stateTools are the state tools, in the order tools/list shows them.
 func stateTools(d Deps) []*toolkit.Tool {
-	getStates := toolkit.Define(toolkit.Spec[getStatesArgs, toolkit.List[any]]{
+	return []*toolkit.Tool{getStates(d), getEntityDetails(d), callService(d)}
+}
+
+// getStates is ha_get_states.
+func getStates(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[getStatesArgs, toolkit.List[any]]{
 		Name: "ha_get_states", Toolset: SetStates, Title: "List entity states",
-		Description: "List Home Assistant entities with their current state, compact by default (entity_id, state, name, unit). " +
-			"Filter with domain, area, label, state, device_class, search or entity_ids rather than paging through everything; " +
-			"use fields or detail=full only when you need attributes. Paged: limit (default 100, max 1000), offset, next_offset. " +
-			"For one entity's attributes use ha_get_entity_details; for the past use ha_get_history.",
+		Description: "Entities with their current state, compact (entity_id, state, name, unit). " +
+			"Filter rather than page through everything; fields or detail=full add attributes. Paged. " +
+			"One entity: ha_get_entity_details; the past: ha_get_history.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a getStatesArgs) (toolkit.List[any], error) {
-			all, err := readStates(ctx, d.HA, a.Fresh)
-			if err != nil {
-				return toolkit.List[any]{}, haError(err, false, "")
-			}
-			search := strings.ToLower(a.Search)
-			inPlace, err := placeFilter(ctx, d.HA, a.Area, a.Label)
-			if err != nil {
-				return toolkit.List[any]{}, err
-			}
-			var picked []homeassistant.State
-			for _, s := range all {
-				if a.Domain != "" && s.Domain() != a.Domain {
-					continue
-				}
-				if a.State != "" && !strings.EqualFold(s.State, a.State) {
-					continue
-				}
-				if a.DeviceClass != "" && s.Attributes["device_class"] != a.DeviceClass {
-					continue
-				}
-				if len(a.EntityIDs) > 0 && !slices.Contains(a.EntityIDs, s.EntityID) {
-					continue
-				}
-				if search != "" && !strings.Contains(strings.ToLower(s.EntityID), search) && !strings.Contains(strings.ToLower(s.FriendlyName()), search) {
-					continue
-				}
-				if inPlace != nil && !inPlace(s.EntityID) {
-					continue
-				}
-				picked = append(picked, s)
-			}
-			sort.Slice(picked, func(i, j int) bool { return picked[i].EntityID < picked[j].EntityID })
-			page := toolkit.Paginate(picked, a.Page)
-			items := make([]any, len(page.Items))
-			for i, s := range page.Items {
-				e := compact(s, a.Detail == "full" || slices.Contains(a.Fields, "attributes"))
-				if len(a.Fields) > 0 {
-					items[i] = project(e, a.Fields)
-				} else {
-					items[i] = e
-				}
-			}
-			return toolkit.List[any]{Total: page.Total, Count: page.Count, Offset: page.Offset, NextOffset: page.NextOffset, Items: items}, nil
+			return entityStates(ctx, d.HA, a)
 		},
 	})
+}
 
-	getEntity := toolkit.Define(toolkit.Spec[getEntityArgs, Entity]{
+// entityStates filters, sorts, pages and shapes the states ha_get_states returns.
+func entityStates(ctx context.Context, ha *homeassistant.Client, a getStatesArgs) (toolkit.List[any], error) {
+	all, err := readStates(ctx, ha, a.Fresh)
+	if err != nil {
+		return toolkit.List[any]{}, haError(err, false, "")
+	}
+	search := strings.ToLower(a.Search)
+	inPlace, err := placeFilter(ctx, ha, a.Area, a.Label)
+	if err != nil {
+		return toolkit.List[any]{}, err
+	}
+	var picked []homeassistant.State
+	for _, s := range all {
+		if a.Domain != "" && s.Domain() != a.Domain ||
+			a.State != "" && !strings.EqualFold(s.State, a.State) ||
+			a.DeviceClass != "" && s.Attributes["device_class"] != a.DeviceClass ||
+			len(a.EntityIDs) > 0 && !slices.Contains(a.EntityIDs, s.EntityID) ||
+			search != "" && !strings.Contains(strings.ToLower(s.EntityID), search) && !strings.Contains(strings.ToLower(s.FriendlyName()), search) ||
+			inPlace != nil && !inPlace(s.EntityID) {
+			continue
+		}
+		picked = append(picked, s)
+	}
+	sort.Slice(picked, func(i, j int) bool { return picked[i].EntityID < picked[j].EntityID })
+	page := toolkit.Paginate(picked, a.Page)
+	items := make([]any, len(page.Items))
+	for i, s := range page.Items {
+		e := compact(s, a.Detail == "full" || slices.Contains(a.Fields, "attributes"))
+		if len(a.Fields) > 0 {
+			items[i] = project(e, a.Fields)
+		} else {
+			items[i] = e
+		}
+	}
+	return toolkit.List[any]{Total: page.Total, Count: page.Count, Offset: page.Offset, NextOffset: page.NextOffset, Items: items}, nil
+}
+
+// getEntityDetails is ha_get_entity_details.
+func getEntityDetails(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[getEntityArgs, Entity]{
 		Name: "ha_get_entity_details", Toolset: SetStates, Title: "Get one entity",
-		Description: "Get one entity's full current state: state, every attribute (supported features, options, units), last_changed and last_updated. " +
-			"Use it before controlling an entity to learn what it supports. Do not call it in a loop over many entities: use ha_get_states with filters instead.",
+		Description: "One entity's full state: all attributes (supported features, options, units) and times. " +
+			"Read it before controlling an unfamiliar entity; for many entities use ha_get_states, not a loop.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a getEntityArgs) (Entity, error) {
 			s, err := stateOf(ctx, d.HA, a.EntityID, "find entity ids with ha_get_states (search, domain)")
@@ -200,44 +204,52 @@ func stateTools(d Deps) []*toolkit.Tool {
 			return compact(s, true), nil
 		},
 	})
+}
 
-	callService := toolkit.Define(toolkit.Spec[callServiceArgs, callServiceResult]{
+// callService is ha_call_service.
+func callService(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[callServiceArgs, callServiceResult]{
 		Name: "ha_call_service", Toolset: SetStates, Title: "Call a service", Conditional: serviceGrant, Confirm: callServiceConfirm(d),
-		Description: "Call a Home Assistant service (an action) to control devices: light.turn_on, climate.set_temperature, cover.open_cover, media_player.volume_set, script.turn_on, scene.turn_on… " +
-			"Target with entity_id (preferred), area_id, device_id or label_id; put other parameters in data. Returns the states that changed. " +
-			"Check the entity with ha_get_entity_details first when unsure what it supports. Unlocking, disarming, opening a garage door, restarting and deleting (also through a script, scene or automation the call runs) are confirmed by the user: hamcp asks them. " +
-			"Services that run code or change the system (hassio.*, shell_command.*, python_script.*, homeassistant.restart, update.install, recorder.purge…) need the user's command permission. " +
-			"Do not use it to read state (use ha_get_states).",
+		Description: "Call a service (action) to control devices, e.g. light.turn_on, climate.set_temperature. " +
+			"Target with entity_id (preferred), area_id, device_id or label_id; parameters in data. Returns the changed states. " +
+			"Unsure what an entity supports: ha_get_entity_details. " +
+			"The user confirms unlock, disarm, garage door open, restart and delete, also via scripts, scenes or automations. " +
+			"Services that run code or change the system (hassio.*, shell_command.*, python_script.*, homeassistant.restart, update.install…) need the user's command permission. " +
+			"Not for reading state.",
 		Destructive: true,
 		Summary: func(a callServiceArgs) string {
 			return fmt.Sprintf("%s.%s %v", a.Domain, a.Service, a.EntityID)
 		},
 		Handler: func(ctx context.Context, c *toolkit.Call, a callServiceArgs) (callServiceResult, error) {
-			data := map[string]any{}
-			for k, v := range a.Data {
-				data[k] = v
-			}
-			for key, ids := range map[string][]string{"entity_id": a.EntityID, "area_id": a.AreaID, "device_id": a.DeviceID, "label_id": a.LabelID} {
-				if len(ids) > 0 {
-					data[key] = ids
-				}
-			}
-			changed, resp, err := d.HA.CallService(ctx, a.Domain, a.Service, data, a.ReturnResponse)
-			if err != nil {
-				return callServiceResult{}, haError(err, false, "check the service name with the entity's domain and the data it accepts; ha_get_entity_details shows supported features")
-			}
-			out := callServiceResult{Changed: make([]Entity, 0, len(changed))}
-			for _, s := range changed {
-				out.Changed = append(out.Changed, compact(s, false))
-			}
-			if len(resp) > 0 {
-				out.Response = resp
-			}
-			if len(changed) == 0 && !a.ReturnResponse {
-				out.Note = "the call succeeded but no state changed (the target may already be in that state, or the device reports later)"
-			}
-			return out, nil
+			return runService(ctx, d.HA, a)
 		},
 	})
-	return []*toolkit.Tool{getStates, getEntity, callService}
+}
+
+// runService calls the service over REST, which reports the states the call changed.
+func runService(ctx context.Context, ha *homeassistant.Client, a callServiceArgs) (callServiceResult, error) {
+	data := maps.Clone(a.Data)
+	if data == nil {
+		data = map[string]any{}
+	}
+	for key, ids := range map[string][]string{"entity_id": a.EntityID, "area_id": a.AreaID, "device_id": a.DeviceID, "label_id": a.LabelID} {
+		if len(ids) > 0 {
+			data[key] = ids
+		}
+	}
+	changed, resp, err := ha.CallService(ctx, a.Domain, a.Service, data, a.ReturnResponse)
+	if err != nil {
+		return callServiceResult{}, haError(err, false, "check the service name with the entity's domain and the data it accepts; ha_get_entity_details shows supported features")
+	}
+	out := callServiceResult{Changed: make([]Entity, 0, len(changed))}
+	for _, s := range changed {
+		out.Changed = append(out.Changed, compact(s, false))
+	}
+	if len(resp) > 0 {
+		out.Response = resp
+	}
+	if len(changed) == 0 && !a.ReturnResponse {
+		out.Note = "the call succeeded but no state changed (the target may already be in that state, or the device reports later)"
+	}
+	return out, nil
 }

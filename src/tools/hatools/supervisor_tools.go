@@ -13,7 +13,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-
 // supervisorAPI is the Supervisor's {result,data} API: hamcp's own client inside the add-on,
 // or Home Assistant's supervisor/api WebSocket passthrough when hamcp runs elsewhere with an
 // administrator's token.
@@ -33,20 +32,10 @@ var errNoSupervisor = errors.New("no supervisor")
 
 type wsSupervisor struct{ ha *homeassistant.Client }
 
+// Do maps core's answers for a missing Supervisor, an unknown endpoint and a failed action to
+// what hamcp's own client answers.
 func (w wsSupervisor) Do(ctx context.Context, method, path string, body any, out any) error {
-	msg := map[string]any{"endpoint": path, "method": strings.ToLower(method)}
-	if body != nil {
-		msg["data"] = body
-	}
-	// Core gives up on a Supervisor call after 10 s unless told otherwise ("timeout" in
-	// hassio's websocket_supervisor_api) and answers unknown_error while the Supervisor
-	// carries on: an add-on install or update, a backup or a stop waiting for a container
-	// all take longer. Actions wait as long as the Supervisor takes (the tool call's own
-	// deadline still bounds them); reads keep core's 10 s.
-	if method != http.MethodGet {
-		msg["timeout"] = nil
-	}
-	err := w.ha.Call(ctx, "supervisor/api", msg, out)
+	err := w.ha.SupervisorAPI(ctx, method, path, body, out)
 	var api *homeassistant.APIError
 	if errors.As(err, &api) {
 		switch {
@@ -79,7 +68,7 @@ func liveStates(ctx context.Context, ha *homeassistant.Client) ([]homeassistant.
 }
 
 type supervisorInfoArgs struct {
-	Component string `json:"component,omitempty" jsonschema:"one part only: supervisor, core, os or host (default all, summarised)" validate:"omitempty,oneof=all supervisor core os host"`
+	Component string `json:"component,omitempty" jsonschema:"one part in full (default all, summarised)" validate:"omitempty,oneof=all supervisor core os host"`
 }
 
 type supervisorSummary struct {
@@ -104,9 +93,9 @@ var infoFields = map[string][]string{
 }
 
 type listIntegrationsArgs struct {
-	Domain string `json:"domain,omitempty" jsonschema:"only this integration, e.g. hue" validate:"omitempty,domain"`
-	State  string `json:"state,omitempty" jsonschema:"only entries in this state; failing = any error state" validate:"omitempty,oneof=loaded setup_error setup_retry not_loaded failed_unload migration_error setup_in_progress failing"`
-	Search string `json:"search,omitempty" jsonschema:"case-insensitive text matched against domain and title"`
+	Domain string `json:"domain,omitempty" jsonschema:"e.g. hue" validate:"omitempty,domain"`
+	State  string `json:"state,omitempty" jsonschema:"failing = any error state" validate:"omitempty,oneof=loaded setup_error setup_retry not_loaded failed_unload migration_error setup_in_progress failing"`
+	Search string `json:"search,omitempty" jsonschema:"text in domain or title"`
 	toolkit.Page
 }
 
@@ -123,42 +112,54 @@ type integrationItem struct {
 // failingStates are config entry states that mean the integration does not work.
 var failingStates = map[string]bool{"setup_error": true, "setup_retry": true, "migration_error": true, "failed_unload": true}
 
+// supervisorTools are the monitoring tools, in the order tools/list shows them.
 func supervisorTools(d Deps) []*toolkit.Tool {
-	info := toolkit.Define(toolkit.Spec[supervisorInfoArgs, supervisorSummary]{
+	return []*toolkit.Tool{getSupervisorInfo(d), listIntegrations(d), getDiagnostics(d)}
+}
+
+// getSupervisorInfo is ha_get_supervisor_info.
+func getSupervisorInfo(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[supervisorInfoArgs, supervisorSummary]{
 		Name: "ha_get_supervisor_info", Toolset: SetMonitoring, Title: "Supervisor, Core, OS and host",
-		Description: "Versions and available updates of the Supervisor, Home Assistant Core, the OS and add-ons, host details (disk, kernel), and the Supervisor's resolution issues and suggestions. " +
-			"component gives one part in full. Needs the Supervisor (Home Assistant OS or Supervised); inside the add-on it works while Home Assistant is down.",
-		ReadOnly: true,
+		Description: "Versions and updates of Supervisor, Core, OS and add-ons, host details, and the Supervisor's issues and suggestions. Needs HA OS or Supervised; in the add-on, works while HA is down.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a supervisorInfoArgs) (supervisorSummary, error) {
 			api := supervisorFor(d)
 			if a.Component != "" && a.Component != "all" {
-				var raw map[string]any
-				if err := api.Do(ctx, http.MethodGet, "/"+a.Component+"/info", nil, &raw); err != nil {
-					return supervisorSummary{}, supErr(err, "Supervisor information", false, "")
-				}
-				out := supervisorSummary{}
-				switch a.Component {
-				case "supervisor":
-					delete(raw, "addons")
-					out.Supervisor = raw
-				case "core":
-					out.Core = raw
-				case "os":
-					out.OS = raw
-				case "host":
-					out.Host = raw
-				}
-				return out, nil
+				return supervisorPart(ctx, api, a.Component)
 			}
 			return supervisorOverview(ctx, api)
 		},
 	})
+}
 
-	integrations := toolkit.Define(toolkit.Spec[listIntegrationsArgs, toolkit.List[integrationItem]]{
+// supervisorPart is one part's info object in full.
+func supervisorPart(ctx context.Context, api supervisorAPI, component string) (supervisorSummary, error) {
+	var raw map[string]any
+	if err := api.Do(ctx, http.MethodGet, "/"+component+"/info", nil, &raw); err != nil {
+		return supervisorSummary{}, supErr(err, "Supervisor information", false, "")
+	}
+	out := supervisorSummary{}
+	switch component {
+	case "supervisor":
+		delete(raw, "addons")
+		out.Supervisor = raw
+	case "core":
+		out.Core = raw
+	case "os":
+		out.OS = raw
+	case "host":
+		out.Host = raw
+	}
+	return out, nil
+}
+
+// listIntegrations is ha_list_integrations.
+func listIntegrations(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[listIntegrationsArgs, toolkit.List[integrationItem]]{
 		Name: "ha_list_integrations", Toolset: SetMonitoring, Title: "List integrations",
-		Description: "List the integrations set up in Home Assistant (config entries): domain, title, state (loaded, setup_retry, setup_error…), why one failed, and whether it is disabled. " +
-			"Filter with domain, state (failing = any error state) or search. Paged: limit, offset, next_offset.",
-		ReadOnly: true,
+		Description: "Integrations set up in HA (config entries): state, why setup failed, whether disabled.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a listIntegrationsArgs) (toolkit.List[integrationItem], error) {
 			entries, err := configEntries(ctx, d.HA, a.Domain)
 			if err != nil {
@@ -178,20 +179,17 @@ func supervisorTools(d Deps) []*toolkit.Tool {
 			return toolkit.Paginate(picked, a.Page), nil
 		},
 	})
-	return []*toolkit.Tool{info, integrations, diagnosticsTool(d)}
 }
 
 // configEntries lists config entries in the compact form (WS config_entries/get).
 func configEntries(ctx context.Context, ha *homeassistant.Client, domain string) ([]integrationItem, error) {
-	payload := map[string]any{}
-	if domain != "" {
-		payload["domain"] = domain
-	}
-	var raw []integrationItem
-	if err := ha.Call(ctx, "config_entries/get", payload, &raw); err != nil {
+	entries, err := ha.ConfigEntries(ctx, domain)
+	if err != nil {
 		return nil, haWSError(err, "the integrations list", false, "")
 	}
-	for i := range raw {
+	raw := make([]integrationItem, len(entries))
+	for i, e := range entries {
+		raw[i] = integrationItem(e)
 		if raw[i].Source == "user" {
 			raw[i].Source = ""
 		}
@@ -302,74 +300,92 @@ const (
 	maxDiagnosticItems  = 20
 )
 
-func diagnosticsTool(d Deps) *toolkit.Tool {
+// getDiagnostics is ha_get_diagnostics.
+func getDiagnostics(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[diagnosticsArgs, diagnostics]{
 		Name: "ha_get_diagnostics", Toolset: SetMonitoring, Title: "Health check",
-		Description: "One health summary of the home: unavailable entities by domain, integrations that failed to set up and why, open repair issues, Supervisor issues, recorder state and the configuration check. " +
-			"Start troubleshooting here; then ha_get_logs (search the integration) or ha_list_integrations for details.",
-		ReadOnly: true,
+		Description: "Health summary: unavailable entities, failed integrations and why, repair and Supervisor issues, recorder, configuration check. Start troubleshooting here, then ha_get_logs.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a diagnosticsArgs) (diagnostics, error) {
-			all, err := liveStates(ctx, d.HA)
-			if err != nil {
-				return diagnostics{}, alsoTry(haError(err, false, ""), "ha_get_supervisor_info and ha_get_logs still work through the Supervisor while Home Assistant is down")
-			}
-			out := diagnostics{Entities: entitySummary(all), NotChecked: map[string]string{}}
-			entries, err := configEntries(ctx, d.HA, "")
-			if err != nil {
-				return diagnostics{}, err
-			}
-			out.Integrations.Total = len(entries)
-			for _, e := range entries {
-				if e.DisabledBy != nil {
-					out.Integrations.Disabled++
-				}
-				if failingStates[e.State] && len(out.Integrations.Failing) < maxDiagnosticItems {
-					out.Integrations.Failing = append(out.Integrations.Failing, e)
-				}
-			}
-			out.Repairs = repairIssues(ctx, d.HA, out.NotChecked)
-			var rec map[string]any
-			if err := d.HA.Call(ctx, "recorder/info", nil, &rec); err != nil {
-				out.NotChecked["recorder"] = toolkit.AsError(haWSError(err, "recorder information", false, "")).Message
-			} else {
-				out.Recorder = pick(rec, []string{"recording", "thread_running", "backlog", "migration_in_progress"})
-			}
-			if check, err := checkConfig(ctx, d); err != nil {
-				out.NotChecked["config"] = toolkit.AsError(err).Message
-			} else {
-				out.Config = &check
-			}
-			if d.Supervisor != nil {
-				var res supervisor.ResolutionInfo
-				if err := d.Supervisor.Do(ctx, http.MethodGet, "/resolution/info", nil, &res); err != nil {
-					out.NotChecked["supervisor"] = err.Error()
-				} else {
-					sup := map[string]any{}
-					var issues []map[string]any
-					for _, is := range res.Issues {
-						issues = append(issues, resolutionItem(is))
-					}
-					if len(issues) > 0 {
-						sup["issues"] = issues
-					}
-					if len(res.Unhealthy) > 0 {
-						sup["unhealthy"] = res.Unhealthy
-					}
-					if len(res.Unsupported) > 0 {
-						sup["unsupported"] = res.Unsupported
-					}
-					if len(sup) > 0 {
-						out.Supervisor = sup
-					}
-				}
-			}
-			if len(out.NotChecked) == 0 {
-				out.NotChecked = nil
-			}
-			out.Summary = summarise(out)
-			return out, nil
+			return d.diagnose(ctx)
 		},
 	})
+}
+
+// diagnose gathers the health summary; a part that cannot be read is named in not_checked
+// while the rest still answers.
+func (d Deps) diagnose(ctx context.Context) (diagnostics, error) {
+	all, err := liveStates(ctx, d.HA)
+	if err != nil {
+		return diagnostics{}, alsoTry(haError(err, false, ""), "ha_get_supervisor_info and ha_get_logs still work through the Supervisor while Home Assistant is down")
+	}
+	out := diagnostics{Entities: entitySummary(all), NotChecked: map[string]string{}}
+	entries, err := configEntries(ctx, d.HA, "")
+	if err != nil {
+		return diagnostics{}, err
+	}
+	out.Integrations.Total = len(entries)
+	for _, e := range entries {
+		if e.DisabledBy != nil {
+			out.Integrations.Disabled++
+		}
+		if failingStates[e.State] && len(out.Integrations.Failing) < maxDiagnosticItems {
+			out.Integrations.Failing = append(out.Integrations.Failing, e)
+		}
+	}
+	out.Repairs = repairIssues(ctx, d.HA, out.NotChecked)
+	if rec, err := d.HA.RecorderInfo(ctx); err != nil {
+		out.NotChecked["recorder"] = toolkit.AsError(haWSError(err, "recorder information", false, "")).Message
+	} else {
+		out.Recorder = map[string]any{"recording": rec.Recording, "thread_running": rec.ThreadRunning, "migration_in_progress": rec.MigrationInProgress}
+		if rec.Backlog != nil {
+			out.Recorder["backlog"] = *rec.Backlog
+		}
+	}
+	if check, err := checkConfig(ctx, d); err != nil {
+		out.NotChecked["config"] = toolkit.AsError(err).Message
+	} else {
+		out.Config = &check
+	}
+	if d.Supervisor != nil {
+		sup, err := supervisorHealth(ctx, d.Supervisor)
+		if err != nil {
+			out.NotChecked["supervisor"] = err.Error()
+		}
+		out.Supervisor = sup
+	}
+	if len(out.NotChecked) == 0 {
+		out.NotChecked = nil
+	}
+	out.Summary = summarise(out)
+	return out, nil
+}
+
+// supervisorHealth is the Supervisor's own findings: issues, unhealthy and unsupported
+// reasons; nil when there are none.
+func supervisorHealth(ctx context.Context, sup *supervisor.Client) (map[string]any, error) {
+	res, err := sup.ResolutionInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	var issues []map[string]any
+	for _, is := range res.Issues {
+		issues = append(issues, resolutionItem(is))
+	}
+	if len(issues) > 0 {
+		out["issues"] = issues
+	}
+	if len(res.Unhealthy) > 0 {
+		out["unhealthy"] = res.Unhealthy
+	}
+	if len(res.Unsupported) > 0 {
+		out["unsupported"] = res.Unsupported
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }
 
 func entitySummary(all []homeassistant.State) entityHealth {
@@ -395,25 +411,15 @@ func entitySummary(all []homeassistant.State) entityHealth {
 
 // repairIssues lists open (not ignored) repair issues, most severe first.
 func repairIssues(ctx context.Context, ha *homeassistant.Client, notChecked map[string]string) []map[string]any {
-	var res struct {
-		Issues []struct {
-			Domain            string  `json:"domain"`
-			IssueID           string  `json:"issue_id"`
-			Severity          string  `json:"severity"`
-			TranslationKey    string  `json:"translation_key"`
-			Ignored           bool    `json:"ignored"`
-			BreaksInHAVersion *string `json:"breaks_in_ha_version"`
-			IsFixable         bool    `json:"is_fixable"`
-		} `json:"issues"`
-	}
-	if err := ha.Call(ctx, "repairs/list_issues", nil, &res); err != nil {
+	issues, err := ha.RepairIssues(ctx)
+	if err != nil {
 		notChecked["repairs"] = toolkit.AsError(haWSError(err, "repairs", false, "")).Message
 		return nil
 	}
 	rank := map[string]int{"critical": 0, "error": 1, "warning": 2}
-	sort.SliceStable(res.Issues, func(i, j int) bool { return rank[res.Issues[i].Severity] < rank[res.Issues[j].Severity] })
+	sort.SliceStable(issues, func(i, j int) bool { return rank[issues[i].Severity] < rank[issues[j].Severity] })
 	var out []map[string]any
-	for _, is := range res.Issues {
+	for _, is := range issues {
 		if is.Ignored || len(out) >= maxDiagnosticItems {
 			continue
 		}

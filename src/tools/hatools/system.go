@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/supervisor"
@@ -22,7 +23,6 @@ const (
 	SetMonitoring  = "monitoring"  // system info, logs, Supervisor, integrations, diagnostics
 	SetAddons      = "addons"      // Supervisor add-ons and HACS
 )
-
 
 // haWSError is haError for WebSocket commands: an unknown command means the integration that
 // provides it is not installed or not loaded.
@@ -108,21 +108,31 @@ type restartResult struct {
 	Note       string `json:"note"`
 }
 
+// systemTools are the configuration-check, reload, restart, system-information and log tools, in
+// the order tools/list shows them.
 func systemTools(d Deps) []*toolkit.Tool {
-	validate := toolkit.Define(toolkit.Spec[validateArgs, configCheck]{
+	return []*toolkit.Tool{validateConfig(d), reloadConfig(d), restart(d), systemInfo(d), getLogs(d)}
+}
+
+// validateConfig is ha_validate_config.
+func validateConfig(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[validateArgs, configCheck]{
 		Name: "ha_validate_config", Toolset: SetConfig, Title: "Check the configuration",
-		Description: "Run Home Assistant's configuration check (configuration.yaml and everything it includes) and return valid/invalid with HA's error text. " +
-			"Use after editing YAML and before ha_reload_config or ha_restart.",
+		Description: "Run Home Assistant's configuration check (configuration.yaml and its includes): valid/invalid with HA's error text. " +
+			"Use after editing YAML, before ha_reload_config or ha_restart.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a validateArgs) (configCheck, error) {
 			return checkConfig(ctx, d)
 		},
 	})
+}
 
-	reload := toolkit.Define(toolkit.Spec[reloadArgs, reloadResult]{
+// reloadConfig is ha_reload_config.
+func reloadConfig(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[reloadArgs, reloadResult]{
 		Name: "ha_reload_config", Toolset: SetConfig, Title: "Reload configuration",
-		Description: "Reload one part of Home Assistant's YAML configuration without restarting, e.g. automation after editing automations.yaml, core for customize/packages, all for everything reloadable. " +
-			"Check first with ha_validate_config. Changes to integrations set up in configuration.yaml need ha_restart instead.",
+		Description: "Reload one part of the YAML configuration without restarting, e.g. automation after editing automations.yaml. " +
+			"Check first with ha_validate_config. Integrations set up in configuration.yaml need ha_restart instead.",
 		Idempotent: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a reloadArgs) (reloadResult, error) {
 			svc := reloadServices[a.Domain]
@@ -139,50 +149,61 @@ func systemTools(d Deps) []*toolkit.Tool {
 			return reloadResult{Reloaded: a.Domain, Service: name}, nil
 		},
 	})
+}
 
-	restart := toolkit.Define(toolkit.Spec[restartArgs, restartResult]{
+// restart is ha_restart, the one way to restart Home Assistant (it replaced the system toolset's
+// ha_restart_homeassistant): the command grant, as every restart path has (ha_call_service
+// homeassistant.restart, ha_execute_command), and the user's confirmation of the restart class.
+func restart(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[restartArgs, restartResult]{
 		Name: "ha_restart", Toolset: SetConfig, Title: "Restart Home Assistant", Category: toolkit.Command,
 		Confirm: &toolkit.Confirm[restartArgs]{When: "always (`restart`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a restartArgs) (toolkit.Ask, error) {
 				return plain(sensitive.Restart, "Restart Home Assistant? Everything is unavailable for a minute or more and running automations stop."), nil
 			}},
-		Description: "Restart Home Assistant Core (through the Supervisor when available). Everything is unavailable for a minute or more and running automations stop. " +
-			"The configuration is checked first and an invalid one refuses the restart. Needs the user's command permission, and the user confirms each restart. Prefer ha_reload_config when a reload is enough.",
+		Description: "Restart Home Assistant Core (through the Supervisor when available): everything is unavailable for a minute or more and running automations stop. " +
+			"An invalid configuration refuses it. Needs the command permission; the user confirms each restart. Prefer ha_reload_config when a reload is enough.",
 		Destructive: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a restartArgs) (restartResult, error) {
-			check, err := checkConfig(ctx, d)
-			if err != nil {
-				return restartResult{}, err
-			}
-			if !check.valid() {
-				no := false
-				return restartResult{}, &toolkit.Error{Code: "invalid_configuration", Message: "Home Assistant's configuration is invalid, so it was not restarted: " + check.Errors,
-					Hint: "fix the configuration (ha_read_config, ha_write_config) and check it with ha_validate_config", Changed: &no}
-			}
-			if d.Supervisor != nil {
-				if err := d.Supervisor.CoreRestart(ctx, a.SafeMode); err != nil {
-					return restartResult{}, supError(err, false, "")
-				}
-				return restartResult{Restarting: true, Via: "supervisor", Note: "Home Assistant is restarting; tools will fail until it is back (usually under two minutes)"}, nil
-			}
-			data := map[string]any{}
-			if a.SafeMode {
-				data["safe_mode"] = true
-			}
-			_, _, err = d.HA.CallService(ctx, "homeassistant", "restart", data, false)
-			if err != nil && !errors.Is(err, homeassistant.ErrUnavailable) {
-				return restartResult{}, haError(err, false, "read ha_get_logs for the reason")
-			}
-			// A dropped connection here is the restart itself taking HA down mid-answer.
-			return restartResult{Restarting: true, Via: "service", Note: "Home Assistant is restarting; tools will fail until it is back (usually under two minutes)"}, nil
+			return d.restartCore(ctx, a.SafeMode)
 		},
 	})
-	return []*toolkit.Tool{validate, reload, restart, systemInfoTool(d), logsTool(d)}
+}
+
+// restartCore checks the configuration, then restarts through the Supervisor, or else the
+// homeassistant.restart service.
+func (d Deps) restartCore(ctx context.Context, safeMode bool) (restartResult, error) {
+	check, err := checkConfig(ctx, d)
+	if err != nil {
+		return restartResult{}, err
+	}
+	if !check.valid() {
+		no := false
+		return restartResult{}, &toolkit.Error{Code: "invalid_configuration", Message: "Home Assistant's configuration is invalid, so it was not restarted: " + check.Errors,
+			Hint: "fix the configuration (ha_read_config, ha_write_config) and check it with ha_validate_config", Changed: &no}
+	}
+	const note = "Home Assistant is restarting; tools will fail until it is back (usually under two minutes)"
+	if d.Supervisor != nil {
+		if err := d.Supervisor.CoreRestart(ctx, safeMode); err != nil {
+			return restartResult{}, alsoTry(supError(err, false, ""), "or restart from Settings → System in Home Assistant")
+		}
+		return restartResult{Restarting: true, Via: "supervisor", Note: note}, nil
+	}
+	data := map[string]any{}
+	if safeMode {
+		data["safe_mode"] = true
+	}
+	_, _, err = d.HA.CallService(ctx, "homeassistant", "restart", data, false)
+	if err != nil && !errors.Is(err, homeassistant.ErrUnavailable) {
+		return restartResult{}, haError(err, false, "read ha_get_logs for the reason")
+	}
+	// A dropped connection here is the restart itself taking HA down mid-answer.
+	return restartResult{Restarting: true, Via: "service", Note: note}, nil
 }
 
 type systemInfoArgs struct{}
 
-type systemInfo struct {
+type systemInfoResult struct {
 	Version      string            `json:"version"`
 	State        string            `json:"state"`
 	LocationName string            `json:"location_name"`
@@ -219,45 +240,50 @@ type installInfo struct {
 	Error           string  `json:"error,omitempty"`
 }
 
-func systemInfoTool(d Deps) *toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[systemInfoArgs, systemInfo]{
+// systemInfo is ha_system_info.
+func systemInfo(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[systemInfoArgs, systemInfoResult]{
 		Name: "ha_system_info", Toolset: SetMonitoring, Title: "System information",
-		Description: "Home Assistant's version, run state, location, time zone, units, and how many integrations and entities it has; with the Supervisor also the host and OS. " +
-			"For update availability and Supervisor issues use ha_get_supervisor_info; for problems ha_get_diagnostics.",
+		Description: "Home Assistant's version, run state, location, time zone, units, and how many integrations and entities it has; with the Supervisor also host and OS. " +
+			"For updates and Supervisor issues use ha_get_supervisor_info; for problems ha_get_diagnostics.",
 		ReadOnly: true,
-		Handler: func(ctx context.Context, c *toolkit.Call, a systemInfoArgs) (systemInfo, error) {
-			cfg, err := d.HA.Config(ctx)
-			if err != nil {
-				return systemInfo{}, alsoTry(haError(err, false, ""), "ha_get_supervisor_info still works through the Supervisor while Home Assistant is down")
-			}
-			out := systemInfo{Version: cfg.Version, State: cfg.State, LocationName: cfg.LocationName, TimeZone: cfg.TimeZone,
-				Language: cfg.Language, Currency: cfg.Currency, Latitude: cfg.Latitude, Longitude: cfg.Longitude, Elevation: cfg.Elevation,
-				Units: cfg.UnitSystem, Components: len(cfg.Components), SafeMode: cfg.SafeMode, RecoveryMode: cfg.RecoveryMode, ConfigDir: cfg.ConfigDir}
-			if cfg.Country != nil {
-				out.Country = *cfg.Country
-			}
-			if cfg.ExternalURL != nil {
-				out.ExternalURL = *cfg.ExternalURL
-			}
-			if cfg.InternalURL != nil {
-				out.InternalURL = *cfg.InternalURL
-			}
-			domains := map[string]bool{}
-			for _, comp := range cfg.Components {
-				// "sensor.template"-style entries are platforms of an integration already counted.
-				dom, _, _ := strings.Cut(comp, ".")
-				domains[dom] = true
-			}
-			out.Integrations = len(domains)
-			if m := d.HA.Mirror(); m != nil && m.Ready() {
-				out.Entities = m.Len()
-			}
-			if d.Supervisor != nil {
-				out.Install = hostSummary(ctx, d.Supervisor)
-			}
-			return out, nil
+		Handler: func(ctx context.Context, c *toolkit.Call, a systemInfoArgs) (systemInfoResult, error) {
+			return d.describeSystem(ctx)
 		},
 	})
+}
+
+func (d Deps) describeSystem(ctx context.Context) (systemInfoResult, error) {
+	cfg, err := d.HA.Config(ctx)
+	if err != nil {
+		return systemInfoResult{}, alsoTry(haError(err, false, ""), "ha_get_supervisor_info still works through the Supervisor while Home Assistant is down")
+	}
+	out := systemInfoResult{Version: cfg.Version, State: cfg.State, LocationName: cfg.LocationName, TimeZone: cfg.TimeZone,
+		Language: cfg.Language, Currency: cfg.Currency, Latitude: cfg.Latitude, Longitude: cfg.Longitude, Elevation: cfg.Elevation,
+		Units: cfg.UnitSystem, Components: len(cfg.Components), SafeMode: cfg.SafeMode, RecoveryMode: cfg.RecoveryMode, ConfigDir: cfg.ConfigDir}
+	if cfg.Country != nil {
+		out.Country = *cfg.Country
+	}
+	if cfg.ExternalURL != nil {
+		out.ExternalURL = *cfg.ExternalURL
+	}
+	if cfg.InternalURL != nil {
+		out.InternalURL = *cfg.InternalURL
+	}
+	domains := map[string]bool{}
+	for _, comp := range cfg.Components {
+		// "sensor.template"-style entries are platforms of an integration already counted.
+		dom, _, _ := strings.Cut(comp, ".")
+		domains[dom] = true
+	}
+	out.Integrations = len(domains)
+	if m := d.HA.Mirror(); m != nil && m.Ready() {
+		out.Entities = m.Len()
+	}
+	if d.Supervisor != nil {
+		out.Install = hostSummary(ctx, d.Supervisor)
+	}
+	return out, nil
 }
 
 // hostSummary describes the machine from the Supervisor; a failure is reported inside it, since
@@ -309,17 +335,17 @@ func noSupervisor(feature string) error {
 }
 
 type logsArgs struct {
-	Lines     int    `json:"lines,omitempty" jsonschema:"log entries to return, newest first (default 100, max 1000)" validate:"omitempty,min=1,max=1000"`
-	Offset    int    `json:"offset,omitempty" jsonschema:"matching entries to skip; pass next_offset to read older ones" validate:"omitempty,min=0"`
+	Lines     int    `json:"lines,omitempty" jsonschema:"entries to return, newest first (default 100)" validate:"omitempty,min=1,max=1000"`
+	Offset    int    `json:"offset,omitempty" jsonschema:"matching entries to skip (next_offset)" validate:"omitempty,min=0"`
 	Level     string `json:"level,omitempty" jsonschema:"lowest level to include (default all)" validate:"omitempty,oneof=debug info warning error critical"`
-	Search    string `json:"search,omitempty" jsonschema:"text to find in logger, message or traceback, e.g. an integration"`
+	Search    string `json:"search,omitempty" jsonschema:"text in logger, message or traceback, e.g. an integration"`
 	Filter    string `json:"filter,omitempty" jsonschema:"same as search"`
-	Traceback bool   `json:"traceback,omitempty" jsonschema:"include whole tracebacks (default: their first 3 lines)"`
-	Merge     *bool  `json:"merge,omitempty" jsonschema:"merge repeats of the same message into one entry with a count (default true)"`
+	Traceback bool   `json:"traceback,omitempty" jsonschema:"whole tracebacks (default: first 3 lines)"`
+	Merge     *bool  `json:"merge,omitempty" jsonschema:"merge repeats of a message into one entry with a count (default true)"`
 }
 
 type logsResult struct {
-	Source     string     `json:"source"` // home_assistant | supervisor
+	Source     string     `json:"source"` // home_assistant | supervisor | file
 	Total      int        `json:"total"`
 	Count      int        `json:"count"`
 	Offset     int        `json:"offset"`
@@ -332,58 +358,80 @@ type logsResult struct {
 // Home Assistant's own log.
 const logFetchLines = 5000
 
-func logsTool(d Deps) *toolkit.Tool {
+// getLogs is ha_get_logs, the one log tool (it replaced the system toolset's ha_read_logs, whose
+// direct read of home-assistant.log is now its last fallback). The filesystem grant covers every
+// call: the log holds secrets whichever way it is read.
+func getLogs(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[logsArgs, logsResult]{
 		Name: "ha_get_logs", Toolset: SetMonitoring, Title: "Home Assistant log", Category: toolkit.Filesystem,
-		Description: "Read Home Assistant's log (home-assistant.log), newest entries first, each with time, level, logger, message and the start of any traceback; repeats of a message are merged with a count. " +
-			"Narrow with level (e.g. warning = warnings and worse) and search (an integration, entity or error text). Paged with lines and offset/next_offset. " +
-			"Falls back to the Supervisor's copy when Home Assistant is down. Needs the user's filesystem permission: logs can hold secrets.",
+		Description: "Read Home Assistant's log, newest first: time, level, logger, message and the start of any traceback; repeats merged with a count. " +
+			"Narrow with level (warning = warnings and worse) and search; paged (lines, offset). " +
+			"While HA is down it reads the Supervisor's journal or /config/home-assistant.log. Needs the filesystem permission.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a logsArgs) (logsResult, error) {
-			text, source, loc, err := readLog(ctx, d)
+			text, source, loc, err := d.readLog(ctx)
 			if err != nil {
 				return logsResult{}, err
 			}
-			search := strings.ToLower(strings.TrimSpace(a.Search + " " + a.Filter))
-			minLevel := levelRank(strings.ToUpper(a.Level))
-			all := parseLog(text, loc)
-			merge := boolOr(a.Merge, true)
-			var picked []logEntry
-			seen := map[string]int{} // message key → index in picked
-			for i := len(all) - 1; i >= 0; i-- {
-				e := all[i]
-				if a.Level != "" && levelRank(e.Level) < minLevel {
-					continue
-				}
-				if search != "" && !e.matches(search) {
-					continue
-				}
-				if merge {
-					key := e.Level + "\x00" + e.Logger + "\x00" + e.Message
-					if at, ok := seen[key]; ok {
-						picked[at].Count++
-						picked[at].First = e.Time
-						continue
-					}
-					seen[key] = len(picked)
-				}
-				picked = append(picked, e.trimmed(a.Traceback))
-			}
-			page := toolkit.Paginate(picked, toolkit.Page{Limit: a.Lines, Offset: a.Offset})
-			out := logsResult{Source: source, Total: page.Total, Count: page.Count, Offset: page.Offset, NextOffset: page.NextOffset, Entries: page.Items}
-			if source == "supervisor" {
-				out.Note = "from the Supervisor's journal: Home Assistant keeps no log file on HA OS and Supervised installs (or it is down)"
-			}
-			return out, nil
+			return pickLogEntries(parseLog(text, loc), a, source), nil
 		},
 	})
+}
+
+// pickLogEntries filters entries (oldest first) newest first, merges repeats and pages them.
+func pickLogEntries(all []logEntry, a logsArgs, source string) logsResult {
+	search := strings.ToLower(strings.TrimSpace(a.Search + " " + a.Filter))
+	minLevel := levelRank(strings.ToUpper(a.Level))
+	merge := boolOr(a.Merge, true)
+	var picked []logEntry
+	seen := map[string]int{} // message key → index in picked
+	for i := len(all) - 1; i >= 0; i-- {
+		e := all[i]
+		if a.Level != "" && levelRank(e.Level) < minLevel {
+			continue
+		}
+		if search != "" && !e.matches(search) {
+			continue
+		}
+		if merge {
+			key := e.Level + "\x00" + e.Logger + "\x00" + e.Message
+			if at, ok := seen[key]; ok {
+				picked[at].Count++
+				picked[at].First = e.Time
+				continue
+			}
+			seen[key] = len(picked)
+		}
+		picked = append(picked, e.trimmed(a.Traceback))
+	}
+	page := toolkit.Paginate(picked, toolkit.Page{Limit: a.Lines, Offset: a.Offset})
+	out := logsResult{Source: source, Total: page.Total, Count: page.Count, Offset: page.Offset, NextOffset: page.NextOffset, Entries: page.Items}
+	switch source {
+	case "supervisor":
+		out.Note = "from the Supervisor's journal: Home Assistant keeps no log file on HA OS and Supervised installs (or it is down)"
+	case "file":
+		out.Note = "read from /config/home-assistant.log while Home Assistant is unreachable; times taken as UTC"
+	}
+	return out
 }
 
 // readLog fetches the log text from Home Assistant, or from the Supervisor when Home Assistant
 // is down or does not serve /api/error_log (HA OS and Supervised installs log to the journal
 // only), with the zone its times are in. Outside the add-on the Supervisor's journal is
-// reached through core (homeassistant.Client.Log).
-func readLog(ctx context.Context, d Deps) (text, source string, loc *time.Location, err error) {
+// reached through core (homeassistant.Client.Log). When neither answers, the log file itself
+// is read: on a Container or Core install it is the only record of why HA does not start.
+func (d Deps) readLog(ctx context.Context) (text, source string, loc *time.Location, err error) {
+	text, source, loc, err = d.readLogOnline(ctx)
+	if err == nil || d.Files == nil || toolkit.AsError(err).Code != "backend_unavailable" {
+		return text, source, loc, err
+	}
+	if file, ferr := readLogFile(d.Files); ferr == nil {
+		return file, "file", time.UTC, nil
+	}
+	return "", "", nil, err
+}
+
+func (d Deps) readLogOnline(ctx context.Context) (text, source string, loc *time.Location, err error) {
 	if d.Supervisor == nil {
 		text, from, err := d.HA.Log(ctx, logFetchLines)
 		if err != nil {
@@ -420,6 +468,19 @@ func readLog(ctx context.Context, d Deps) (text, source string, loc *time.Locati
 		loc = zoneOr(info.Timezone)
 	}
 	return text, "supervisor", loc, nil
+}
+
+// logFileMax is how much of the end of home-assistant.log a direct read takes.
+const logFileMax = 8 << 20
+
+// readLogFile reads the newest logFileMax bytes of /config/home-assistant.log through the file guard.
+func readLogFile(files *fsguard.FS) (string, error) {
+	const path = "/config/home-assistant.log"
+	data, info, err := files.ReadFile(path, 0, logFileMax)
+	if err == nil && info.Size > int64(len(data)) {
+		data, _, err = files.ReadFile(path, info.Size-logFileMax, logFileMax)
+	}
+	return string(data), err
 }
 
 func zoneOr(name string) *time.Location {

@@ -3,6 +3,7 @@ package hatools_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +17,10 @@ import (
 	"github.com/hamcp/hamcp/src/sim"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
+	"github.com/hamcp/hamcp/src/tools/dbtools"
 	"github.com/hamcp/hamcp/src/tools/hatools"
 	"github.com/hamcp/hamcp/src/tools/permtools"
+	"github.com/hamcp/hamcp/src/tools/systools"
 )
 
 // admEnv is a simulated home with the Home Assistant tools served to an MCP client: the
@@ -389,7 +392,6 @@ func TestWithoutSupervisor(t *testing.T) {
 	}{
 		{"ha_validate_config", nil, "not reachable"},
 		{"ha_restart", map[string]any{"confirm": true}, "not reachable"},
-		{"ha_get_logs", nil, "not reachable"},
 		{"ha_get_supervisor_info", nil, "not reachable"},
 		{"ha_manage_addons", map[string]any{"action": "list"}, "not reachable"},
 		{"ha_write_config", map[string]any{"path": "customize.yaml", "content": "x: 1\n", "confirm": true}, "restored"},
@@ -408,6 +410,121 @@ func TestWithoutSupervisor(t *testing.T) {
 	r := e.ok(t, "ha_write_config", map[string]any{"path": "customize.yaml", "content": "x: 1\n", "confirm": true, "validate": false})
 	if !strings.Contains(r["next"].(string), "not checked") {
 		t.Fatalf("unchecked write: %v", r)
+	}
+}
+
+// TestGetLogsOnEveryInstall: ha_get_logs, the one log tool (ha_read_logs was folded into it), reads
+// Home Assistant's log wherever it lives, under the one filesystem grant: HA's own file through
+// /api/error_log on a container install, the Supervisor's journal on HA OS (directly inside the
+// add-on, through Home Assistant outside it), and, when Home Assistant is down, the journal or
+// else the file itself (what ha_read_logs could read and ha_get_logs could not).
+func TestGetLogsOnEveryInstall(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name       string
+		o          admOpts
+		down       bool
+		wantSource string
+		wantCode   string
+	}{
+		{"container install, add-on", admOpts{}, false, "home_assistant", ""},
+		{"container install, standalone", admOpts{noSupervisor: true}, false, "home_assistant", ""},
+		{"HA OS, add-on", admOpts{supervised: true}, false, "supervisor", ""},
+		{"HA OS, standalone", admOpts{supervised: true, noSupervisor: true}, false, "supervisor", ""},
+		{"container install, standalone, HA down", admOpts{noSupervisor: true}, true, "file", ""},
+		{"HA OS, add-on, HA down", admOpts{supervised: true}, true, "supervisor", ""},
+		{"HA OS, standalone, HA down: nothing to read", admOpts{supervised: true, noSupervisor: true}, true, "", "backend_unavailable"},
+		{"no grant", admOpts{noGrants: true}, false, "", "permission_required"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := admStart(t, c.o)
+			if c.down {
+				e.down(t)
+			}
+			if c.wantCode != "" {
+				if err := e.fails(t, "ha_get_logs", map[string]any{"lines": 5}, c.wantCode, ""); c.wantCode == "permission_required" && err.Details["category"] != "filesystem" {
+					t.Fatalf("category: %+v", err)
+				}
+				return
+			}
+			r := e.ok(t, "ha_get_logs", map[string]any{"search": "met.no", "lines": 1000})
+			if r["source"] != c.wantSource || len(admItems(t, r, "entries")) == 0 {
+				t.Fatalf("source %v (want %s): %v", r["source"], c.wantSource, r)
+			}
+			if c.wantSource == "file" && !strings.Contains(r["note"].(string), "home-assistant.log") {
+				t.Fatalf("note: %v", r["note"])
+			}
+		})
+	}
+}
+
+// TestOneToolPerCapability: each capability the merged tools cover is reached by one tool under one
+// rule, whichever way the model asks: the old duplicates are gone from every toolset, and the
+// survivors declare the grant of the strictest of the pair (a restart is command, the log is
+// filesystem; long-term statistics are Home Assistant's answer to any token, so no grant).
+func TestOneToolPerCapability(t *testing.T) {
+	t.Parallel()
+	all := map[string]*toolkit.Tool{}
+	for _, tools := range [][]*toolkit.Tool{hatools.Tools(hatools.Deps{}), systools.Tools(systools.Deps{}), dbtools.Tools(dbtools.Deps{})} {
+		for _, tool := range tools {
+			all[tool.Name()] = tool
+		}
+	}
+	for _, gone := range []string{"ha_restart_homeassistant", "ha_read_logs", "ha_query_statistics_db", "ha_execute_sql"} {
+		if all[gone] != nil {
+			t.Errorf("%s is still offered", gone)
+		}
+	}
+	for _, c := range []struct {
+		tool     string
+		grants   []toolkit.Grant
+		readOnly bool
+		confirm  string
+	}{
+		{"ha_restart", []toolkit.Grant{{Category: toolkit.Command}}, false, "always (`restart`)"},
+		{"ha_get_logs", []toolkit.Grant{{Category: toolkit.Filesystem}}, true, ""},
+		{"ha_get_statistics", nil, true, ""},
+		{"ha_query_sql", []toolkit.Grant{{Category: toolkit.Database}}, true, ""},
+		{"ha_write_sql", []toolkit.Grant{{Category: toolkit.Database}, {Category: toolkit.DatabaseWrite, When: "it runs (every call)"}}, false, ""},
+	} {
+		tool := all[c.tool]
+		if tool == nil {
+			t.Errorf("%s is missing", c.tool)
+			continue
+		}
+		if !slices.Equal(tool.Grants(), c.grants) || tool.ReadOnly() != c.readOnly || tool.ConfirmWhen() != c.confirm {
+			t.Errorf("%s: grants %v read-only %v confirm %q", c.tool, tool.Grants(), tool.ReadOnly(), tool.ConfirmWhen())
+		}
+	}
+}
+
+// TestRestartOneRule: ha_restart (ha_restart_homeassistant was folded into it) needs the command
+// grant and, under default options, the user's own confirmation, whatever the model passes.
+func TestRestartOneRule(t *testing.T) {
+	t.Parallel()
+	alone, granted := admStart(t, admOpts{noGrants: true}), admStart(t, admOpts{defaultTrust: true})
+	for _, c := range []struct {
+		name     string
+		e        *admEnv
+		args     map[string]any
+		code     string
+		category string
+	}{
+		{"no grant", alone, map[string]any{"confirm": true}, "permission_required", "command"},
+		{"no grant, safe mode", alone, map[string]any{"confirm": true, "safe_mode": true}, "permission_required", "command"},
+		{"granted, the model's confirm only", granted, map[string]any{"confirm": true}, "confirmation_required", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := c.e
+			err := e.fails(t, "ha_restart", c.args, c.code, "")
+			if c.category != "" && err.Details["category"] != c.category {
+				t.Fatalf("category: %+v", err)
+			}
+			if r := e.ok(t, "ha_system_info", nil); r["state"] != "RUNNING" {
+				t.Fatalf("Home Assistant restarted anyway: %v", r)
+			}
+		})
 	}
 }
 

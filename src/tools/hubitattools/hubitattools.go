@@ -38,7 +38,9 @@ func (d Deps) now() time.Time {
 func Tools(d Deps) []*toolkit.Tool {
 	var out []*toolkit.Tool
 	for _, group := range []func(Deps) []*toolkit.Tool{
-		// groups are added here by the file that defines them
+		deviceTools, systemTools,
+		capturedTools, debugTools, adminReadTools, adminWriteTools,
+		// other groups are added here by the file that defines them
 	} {
 		out = append(out, group(d)...)
 	}

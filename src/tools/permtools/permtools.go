@@ -95,7 +95,7 @@ type permissionsResult struct {
 type auditArgs struct {
 	Tool     string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
 	Category string `json:"category,omitempty" jsonschema:"only this permission category" validate:"omitempty,oneof=filesystem database command hub_admin"`
-	Outcome  string `json:"outcome,omitempty" jsonschema:"only this outcome, e.g. ok, error, permission_required"`
+	Outcome  string `json:"outcome,omitempty" jsonschema:"only this outcome, e.g. ok, permission_required"`
 	Since    string `json:"since,omitempty" jsonschema:"ISO-8601 time; only newer entries" validate:"omitempty,iso8601"`
 	toolkit.Page
 }
@@ -113,11 +113,15 @@ type auditRow struct {
 
 // Tools returns ha_get_permissions and ha_get_audit_log.
 func Tools(m *permission.Manager, st *store.Store) []*toolkit.Tool {
-	perms := toolkit.Define(toolkit.Spec[permissionsArgs, permissionsResult]{
+	return []*toolkit.Tool{getPermissions(m, st), getAuditLog(m, st)}
+}
+
+// getPermissions is ha_get_permissions.
+func getPermissions(m *permission.Manager, st *store.Store) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[permissionsArgs, permissionsResult]{
 		Name: "ha_get_permissions", Toolset: SetPermissions, Title: "Session permissions",
-		Description: "Show which root-level permission categories (filesystem, database, command) this session holds, which are denied or waiting for the user, " +
-			"and how the user can grant them. Call it when a tool returned permission_required or before planning file, database or shell work. " +
-			"It cannot grant anything: only the user can.",
+		Description: "Which permission categories this session holds, which are denied or waiting for the user, and how the user grants them. " +
+			"Call it after permission_required or before planning file, database or shell work. It cannot grant: only the user can.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, _ permissionsArgs) (permissionsResult, error) {
 			return permissionsResult{
@@ -129,11 +133,14 @@ func Tools(m *permission.Manager, st *store.Store) []*toolkit.Tool {
 			}, nil
 		},
 	})
-	audit := toolkit.Define(toolkit.Spec[auditArgs, toolkit.List[auditRow]]{
+}
+
+// getAuditLog is ha_get_audit_log.
+func getAuditLog(m *permission.Manager, st *store.Store) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[auditArgs, toolkit.List[auditRow]]{
 		Name: "ha_get_audit_log", Toolset: SetPermissions, Title: "Audit log",
-		Description: "Read the audit log of privileged calls (file, database and shell tools, permission requests and grants), newest first. " +
-			"Only this session's entries: other sessions' calls are not visible here. Filter by tool, category, outcome or since. Paged with limit/offset.",
-		ReadOnly: true,
+		Description: "This session's audit log of privileged calls and permission decisions, newest first (other sessions' are not visible). Filter by tool, category, outcome, since. Paged.",
+		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a auditArgs) (toolkit.List[auditRow], error) {
 			if c.SessionKey == "" {
 				// An empty filter would match every session.
@@ -157,5 +164,4 @@ func Tools(m *permission.Manager, st *store.Store) []*toolkit.Tool {
 			return toolkit.Window(rows, total, a.Page), nil
 		},
 	})
-	return []*toolkit.Tool{perms, audit}
 }

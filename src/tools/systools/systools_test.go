@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,36 @@ func TestShutdownEndsCommands(t *testing.T) {
 	for _, e := range ents {
 		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), marker) {
 			t.Errorf("process %s outlived shutdown: %q", e.Name(), b)
+		}
+	}
+}
+
+// The system toolset after the merges: commands and disk usage. Home Assistant's log and restarts
+// are hatools' ha_get_logs and ha_restart, one tool and one rule each; what stays declares its grants.
+func TestSystemToolsDeclare(t *testing.T) {
+	t.Parallel()
+	want := map[string][]toolkit.Grant{
+		"ha_execute_command": {{Category: toolkit.Command}, {Category: toolkit.SupervisorToken, When: "the argument supervisor_token is true"}},
+		"ha_get_disk_usage":  nil,
+	}
+	tools := systools.Tools(systools.Deps{})
+	if len(tools) != len(want) {
+		t.Fatalf("%d tools, want %d", len(tools), len(want))
+	}
+	for _, tool := range tools {
+		w, ok := want[tool.Name()]
+		if !ok || !slices.Equal(tool.Grants(), w) || tool.Toolset() != systools.SetSystem {
+			t.Errorf("%s: grants %v", tool.Name(), tool.Grants())
+		}
+	}
+	cs := serve(t, nil, systools.Deps{})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ha_get_disk_usage", Arguments: map[string]any{}})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"free`) {
+		t.Fatalf("disk usage without any grant: %v %+v", err, res)
+	}
+	for _, gone := range []string{"ha_read_logs", "ha_restart_homeassistant"} {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: gone, Arguments: map[string]any{}}); err == nil {
+			t.Errorf("%s is still served", gone)
 		}
 	}
 }

@@ -51,6 +51,7 @@ type Fixture struct {
 	Trash string
 
 	srv     *mcp.Server
+	trusted []string
 	tmp     string
 	closers []func()
 }
@@ -95,12 +96,27 @@ func Start(o Options) (_ *Fixture, err error) {
 		return nil, err
 	}
 	f.closers = append(f.closers, func() { f.Perms.Close() }) // before the store: it drains the audit queue
-	reg := toolkit.NewRegistry()
-	reg.Add(o.Tools(f)...)
-	b := mcpserver.New(mcpserver.Options{Name: "hamcp-tooltest", Version: "1", Registry: reg,
-		Env: &toolkit.Env{Gate: permtools.Gate{M: f.Perms}, ConfirmTrusted: o.ConfirmTrusted}})
-	f.srv = b.Server(false)
+	f.trusted = o.ConfirmTrusted
+	f.srv = f.server(o.Tools(f))
 	return f, nil
+}
+
+// server serves tools the way hamcp does: mcpserver, the permission gate, confirm_trusted.
+func (f *Fixture) server(tools []*toolkit.Tool) *mcp.Server {
+	reg := toolkit.NewRegistry()
+	reg.Add(tools...)
+	return mcpserver.New(mcpserver.Options{Name: "hamcp-tooltest", Version: "1", Registry: reg,
+		Env: &toolkit.Env{Gate: permtools.Gate{M: f.Perms}, ConfirmTrusted: f.trusted}}).Server(false)
+}
+
+// Serving is a view of f whose sessions see tools instead of Options.Tools (a toolset built with
+// other options, or over another backend), sharing f's home, store and permission manager.
+// Close f, not the view.
+func (f *Fixture) Serving(tools []*toolkit.Tool) *Fixture {
+	v := *f
+	v.closers = nil
+	v.srv = f.server(tools)
+	return &v
 }
 
 // Close stops everything Start started, newest first.

@@ -1,0 +1,28 @@
+package homeassistant
+
+import (
+	"context"
+	"net/http"
+	"strings"
+)
+
+// SupervisorAPI calls the Supervisor through core (WS supervisor/api, administrators only), for
+// clients that cannot reach the Supervisor themselves: endpoint is the Supervisor's path (e.g.
+// "/addons"), body its JSON data, and out receives the envelope's data member. Without a
+// Supervisor the error is an *APIError with Code "unknown_command" (hassio not loaded) or a
+// message saying it is not available.
+func (c *Client) SupervisorAPI(ctx context.Context, method, endpoint string, body, out any) error {
+	msg := map[string]any{"endpoint": endpoint, "method": strings.ToLower(method)}
+	if body != nil {
+		msg["data"] = body
+	}
+	// Core gives up on a Supervisor call after 10 s unless told otherwise ("timeout" in
+	// hassio's websocket_supervisor_api) and answers unknown_error while the Supervisor
+	// carries on: an add-on install or update, a backup or a stop waiting for a container
+	// all take longer. Actions wait as long as the Supervisor takes (the caller's deadline
+	// still bounds them); reads keep core's 10 s.
+	if method != http.MethodGet {
+		msg["timeout"] = nil
+	}
+	return c.Call(ctx, "supervisor/api", msg, out)
+}

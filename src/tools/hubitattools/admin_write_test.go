@@ -1,0 +1,303 @@
+package hubitattools_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/permission"
+	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/tools/hubitattools"
+	"github.com/hamcp/hamcp/src/tools/internal/tooltest"
+)
+
+// privateStore is a store of the test's own: the last backup's time, the debug log and the
+// captures are global state that parallel tests must not share.
+func privateStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(filepath.Join(t.TempDir(), "hamcp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func withStore(st *store.Store) func(*hubitattools.Deps) {
+	return func(d *hubitattools.Deps) { d.Store = st }
+}
+
+func withAdmin(read, write bool) func(*hubitattools.Deps) {
+	return func(d *hubitattools.Deps) { d.AdminRead, d.AdminWrite = read, write }
+}
+
+// clock is a fake clock the tests move to age a backup.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Now()} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func withClock(c *clock) func(*hubitattools.Deps) {
+	return func(d *hubitattools.Deps) { d.Now = c.Now }
+}
+
+var writeTools = []struct {
+	name  string
+	args  map[string]any
+	route string // the hub route the tool would call
+}{
+	{"hubitat_create_hub_backup", map[string]any{}, "GET /hub/backupDB"},
+	{"hubitat_reboot_hub", map[string]any{}, "POST /hub/reboot"},
+	{"hubitat_shutdown_hub", map[string]any{}, "POST /hub/shutdown"},
+	{"hubitat_zwave_repair", map[string]any{}, "POST /hub/zwaveRepair"},
+	{"hubitat_install_app", map[string]any{"source": goodApp("Gate App")}, "POST /app/save"},
+	{"hubitat_install_driver", map[string]any{"source": goodDriver("Gate Driver")}, "POST /driver/save"},
+	{"hubitat_update_app_code", map[string]any{"appId": "101", "source": goodApp("Gate App")}, "POST /app/ajax/update"},
+	{"hubitat_update_driver_code", map[string]any{"driverId": "201", "source": goodDriver("Gate Driver")}, "POST /driver/ajax/update"},
+	{"hubitat_delete_app", map[string]any{"appId": "102"}, "GET /app/edit/deleteJsonSafe/102"},
+	{"hubitat_delete_driver", map[string]any{"driverId": "201"}, "GET /driver/editor/deleteJson/201"},
+}
+
+func goodApp(name string) string {
+	return "definition(name: \"" + name + "\", namespace: \"test\", author: \"hamcp\")\n\ndef installed() {\n    log.info \"hi\"\n}\n"
+}
+
+func goodDriver(name string) string {
+	return "metadata {\n    definition(name: \"" + name + "\", namespace: \"test\", author: \"hamcp\") {\n        capability \"Switch\"\n    }\n}\n"
+}
+
+func with(args map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+// TestAdminWriteGatesRefuse: every admin write tool refuses, and never reaches the hub, when any
+// gate is closed: no hub_admin grant, the option off, confirm missing or false, no backup through
+// hamcp, or one older than an hour.
+func TestAdminWriteGatesRefuse(t *testing.T) {
+	t.Parallel()
+	// A store holding a backup taken two hours ago by the fake clock's reckoning.
+	aged := privateStore(t)
+	clk := newClock()
+	if _, err := aged.SaveHubBackup(context.Background(), clk.Now(), []byte("old backup")); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(BackupWindowPlus(time.Minute))
+	h, c := newHub(t, simhub.Options{}, hubitat.Options{}) // its own hub, so that its request counts are this test's
+	off := served(withClient(c), withStore(privateStore(t)), withAdmin(true, false))
+	on := served(withClient(c), withStore(privateStore(t)), withAdmin(true, true))
+	old := served(withClient(c), withStore(aged), withAdmin(true, true), withClock(clk))
+	for _, w := range writeTools {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			yes := with(w.args, "confirm", true)
+			// With the option on, the user's grant comes first: without it nothing else is looked at.
+			e := on.Session(t).Fail(t, w.name, yes)
+			if e.Code != "permission_required" || e.Details["category"] != "hub_admin" {
+				t.Errorf("no grant: %+v", e)
+			}
+			// With the option off the user is never asked for a grant that could not be used.
+			if e := off.Session(t).Fail(t, w.name, yes); e.Code != "tool_not_enabled" {
+				t.Errorf("option off, no grant: %+v, want tool_not_enabled before any grant request", e)
+			}
+			cases := []struct {
+				name string
+				f    *tooltest.Fixture
+				args map[string]any
+				want tooltest.ErrCase
+			}{
+				{"option off", off, yes, tooltest.ErrCase{Code: "tool_not_enabled", Contains: "hubitat_admin_write"}},
+				{"option off beats no confirm", off, with(w.args, "confirm", false), tooltest.ErrCase{Code: "tool_not_enabled", Contains: "add-on's Configuration"}},
+				{"confirm false", on, with(w.args, "confirm", false), tooltest.ErrCase{Code: "confirmation_required", Field: "confirm", Contains: "explicit yes"}},
+				{"confirm missing", on, w.args, tooltest.ErrCase{Code: "invalid_argument", Field: "confirm", Contains: "required"}},
+			}
+			if w.name != "hubitat_create_hub_backup" {
+				cases = append(cases,
+					struct {
+						name string
+						f    *tooltest.Fixture
+						args map[string]any
+						want tooltest.ErrCase
+					}{"no backup", on, yes, tooltest.ErrCase{Code: "backup_required", Contains: "hubitat_create_hub_backup"}},
+					struct {
+						name string
+						f    *tooltest.Fixture
+						args map[string]any
+						want tooltest.ErrCase
+					}{"backup older than an hour", old, yes, tooltest.ErrCase{Code: "backup_required", Contains: "more than an hour ago"}},
+				)
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					c.want.Tool, c.want.Args = w.name, c.args
+					c.want.Check(t, c.f.Granted(t, permission.HubAdmin))
+				})
+			}
+		})
+	}
+	t.Cleanup(func() {
+		for _, w := range writeTools {
+			if h.Requests(w.route) != 0 {
+				t.Errorf("%s reached the hub (%s) through a closed gate", w.name, w.route)
+			}
+		}
+	})
+}
+
+// BackupWindowPlus is a backup age just past the admin write window.
+func BackupWindowPlus(d time.Duration) time.Duration { return hubitattools.BackupWindow + d }
+
+// TestAdminWriteToolsOnTheirOwnHub runs every admin write tool against a hub of its own, behind
+// Hub Security, after a backup through hamcp, with the fake clock inside and outside the hour.
+func TestAdminWriteToolsOnTheirOwnHub(t *testing.T) {
+	t.Parallel()
+	h, c := newHub(t, simhub.Options{Username: "owner", Password: "own-hub-pw"}, hubitat.Options{})
+	st := privateStore(t)
+	clk := newClock()
+	s := served(withClient(c), withStore(st), withAdmin(true, true), withClock(clk)).Granted(t, permission.HubAdmin)
+	yes := map[string]any{"confirm": true}
+
+	var b struct {
+		Success   bool   `json:"success"`
+		File      string `json:"file"`
+		SizeBytes int64  `json:"sizeBytes"`
+		SHA256    string `json:"sha256"`
+		Valid     string `json:"validUntil"`
+	}
+	s.OK(t, "hubitat_create_hub_backup", yes, &b)
+	data, err := os.ReadFile(b.File)
+	if err != nil || !b.Success || int64(len(data)) != b.SizeBytes || !bytes.HasPrefix(data, []byte("ZV")) || h.Backups() != 1 {
+		t.Fatalf("backup %+v: file %d bytes %v, hub backups %d", b, len(data), err, h.Backups())
+	}
+	if fi, _ := os.Stat(b.File); fi.Mode().Perm() != 0o600 {
+		t.Fatalf("backup file mode %v", fi.Mode())
+	}
+	if h.Logins() == 0 {
+		t.Fatal("the admin calls did not log in with Hub Security")
+	}
+	// The hub forgets the session (its timeout, a restart): the next call logs in again once.
+	logins := h.Logins()
+	h.ExpireSessions()
+	s.OK(t, "hubitat_get_hub_health", nil, nil)
+	s.OK(t, "hubitat_list_hub_apps", nil, nil)
+	if h.Logins() != logins+1 {
+		t.Fatalf("%d logins after the session expired, want 1", h.Logins()-logins)
+	}
+
+	// Code: install, read, update (a compile error keeps the old code), delete; app and driver.
+	for _, k := range []struct{ kind, idArg, src, bad string }{
+		{"app", "appId", goodApp("Porch Timer"), "def nothing() {}"},
+		{"driver", "driverId", goodDriver("Porch Sensor"), "metadata { definition(name: \"x\") {"},
+	} {
+		var inst map[string]any
+		s.OK(t, "hubitat_install_"+k.kind, with(yes, "source", k.src), &inst)
+		id, _ := inst[k.idArg].(string)
+		if id == "" || inst["lastBackup"] == "" {
+			t.Fatalf("install %s: %v", k.kind, inst)
+		}
+		e := s.Fail(t, "hubitat_install_"+k.kind, with(yes, "source", k.bad))
+		if e.Code != "backend_error" {
+			t.Errorf("install of code that does not compile: %+v", e)
+		}
+		var upd struct {
+			Version int64 `json:"version"`
+		}
+		newSrc := strings.Replace(k.src, "hamcp", "hamcp v2", 1)
+		s.OK(t, "hubitat_update_"+k.kind+"_code", with(yes, k.idArg, id, "source", newSrc), &upd)
+		if upd.Version != 2 {
+			t.Errorf("update %s: version %d, want 2", k.kind, upd.Version)
+		}
+		e = s.Fail(t, "hubitat_update_"+k.kind+"_code", with(yes, k.idArg, id, "source", k.bad))
+		if e.Code != "backend_error" || !strings.Contains(e.Message, "definition") && !strings.Contains(e.Message, "unexpected token") {
+			t.Errorf("update with a compile error: %+v", e)
+		}
+		var got struct {
+			Source  string `json:"source"`
+			Version int64  `json:"version"`
+		}
+		s.OK(t, "hubitat_get_"+k.kind+"_source", map[string]any{k.idArg: id}, &got)
+		if got.Source != newSrc || got.Version != 2 {
+			t.Errorf("%s source after a failed update: %q v%d", k.kind, got.Source, got.Version)
+		}
+		s.OK(t, "hubitat_delete_"+k.kind, with(yes, k.idArg, id), nil)
+		if e := s.Fail(t, "hubitat_delete_"+k.kind, with(yes, k.idArg, id)); e.Code != "backend_error" {
+			t.Errorf("second delete: %+v", e)
+		}
+		if e := s.Fail(t, "hubitat_delete_"+k.kind, with(yes, k.idArg, "12ab")); e.Code != "invalid_argument" || e.Field != k.idArg {
+			t.Errorf("non-numeric id: %+v", e)
+		}
+	}
+
+	// Z-Wave repair shows in the Z-Wave details.
+	s.OK(t, "hubitat_zwave_repair", yes, nil)
+	var zw struct {
+		Data map[string]any `json:"data"`
+	}
+	s.OK(t, "hubitat_get_zwave_details", nil, &zw)
+	if zw.Data["repairRunning"] != true {
+		t.Errorf("repair not running: %v", zw.Data)
+	}
+
+	// 59 minutes on the backup still counts; 61 does not, until a new backup.
+	clk.Advance(59 * time.Minute)
+	s.OK(t, "hubitat_zwave_repair", yes, nil)
+	clk.Advance(2 * time.Minute)
+	tooltest.ErrCase{Tool: "hubitat_reboot_hub", Args: yes, Code: "backup_required", Contains: "more than an hour ago"}.Check(t, s)
+	s.OK(t, "hubitat_create_hub_backup", yes, nil)
+
+	// Reboot: the hub goes away and comes back; calls meanwhile fail fast.
+	var rb struct {
+		Message    string `json:"message"`
+		LastBackup string `json:"lastBackup"`
+	}
+	s.OK(t, "hubitat_reboot_hub", yes, &rb)
+	if !strings.Contains(rb.Message, "1-3 minutes") || rb.LastBackup == "" {
+		t.Errorf("reboot result %+v", rb)
+	}
+	eventually(t, "the hub to go down", h.Down)
+	eventually(t, "the hub to come back", func() bool { return !h.Down() && c.Cache().Live() })
+
+	// Shutdown: it stays down, and a backup then fails with "do not proceed".
+	s.OK(t, "hubitat_shutdown_hub", yes, nil)
+	eventually(t, "the hub to power off", h.Down)
+	e := s.Fail(t, "hubitat_create_hub_backup", yes)
+	if e.Code != "backend_unavailable" || !strings.Contains(e.Hint, "do NOT proceed") {
+		t.Errorf("backup of a hub that is off: %+v", e)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(b.File))
+	if len(entries) != 2 {
+		t.Errorf("%d backup files, want the 2 that succeeded", len(entries))
+	}
+	// The audit log has the hub_admin calls, with the source's size instead of the source.
+	audit := s.Audit(t, store.AuditQuery{Tool: "hubitat_install_app"})
+	if len(audit) == 0 || strings.Contains(audit[0].ArgsSummary, "definition") || !strings.Contains(audit[0].ArgsSummary, "bytes") {
+		t.Errorf("audit of install_app: %+v", audit)
+	}
+}
