@@ -10,8 +10,10 @@ import (
 func TestDatabaseTools(t *testing.T) {
 	// The user trusts the assistant's confirm=true for deletes (confirm_trusted), so the purge below
 	// needs no answer from them; with the default options it would (src/tools/hatools/confirm_test.go).
+	// Purging is recorder.purge's rule, command, whichever tool asks.
 	e := startDemo(t, func(c *config.Config) {
 		c.PermissionDatabase = "allow"
+		c.PermissionCommand = "allow"
 		c.ConfirmTrusted = []string{"delete", "change"}
 	})
 	cs := e.client(t, nil)

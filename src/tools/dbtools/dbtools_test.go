@@ -64,7 +64,7 @@ func TestDatabaseToolsDeclare(t *testing.T) {
 		"ha_query_sql":      {true, "", []toolkit.Grant{db}},
 		"ha_write_sql":      {false, "", []toolkit.Grant{db, {Category: toolkit.DatabaseWrite, When: "it runs (every call)"}}},
 		"ha_database_info":  {true, "", []toolkit.Grant{db}},
-		"ha_purge_database": {false, "always (`delete`)", []toolkit.Grant{db}},
+		"ha_purge_database": {false, "always (`delete`)", []toolkit.Grant{{Category: toolkit.Command}}},
 	}
 	tools := dbtools.Tools(dbtools.Deps{})
 	if len(tools) != len(want) {
@@ -73,7 +73,7 @@ func TestDatabaseToolsDeclare(t *testing.T) {
 	for _, tool := range tools {
 		w, ok := want[tool.Name()]
 		_, hasConfirm := tool.Definition().InputSchema.(*jsonschema.Schema).Properties["confirm"]
-		if !ok || hasConfirm != (w.confirm != "") || tool.Category() != toolkit.Database || tool.ReadOnly() != w.readOnly || tool.ConfirmWhen() != w.confirm ||
+		if !ok || hasConfirm != (w.confirm != "") || tool.Category() != w.grants[0].Category || tool.ReadOnly() != w.readOnly || tool.ConfirmWhen() != w.confirm ||
 			*tool.Definition().Annotations.DestructiveHint == w.readOnly || tool.Toolset() != dbtools.SetDatabase || !slices.Equal(tool.Grants(), w.grants) {
 			t.Errorf("%s: category %q read-only %v confirm %q grants %v", tool.Name(), tool.Category(), tool.ReadOnly(), tool.ConfirmWhen(), tool.Grants())
 		}
@@ -86,19 +86,21 @@ func TestDatabaseToolsNeedTheUsersGrant(t *testing.T) {
 	t.Parallel()
 	denied := fx.Session(t)
 	denied.Deny(t, permission.Database)
+	denied.Deny(t, permission.Command)
 	for _, c := range []struct {
-		tool string
-		args map[string]any
+		tool     string
+		args     map[string]any
+		category string
 	}{
-		{"ha_query_sql", map[string]any{"sql": "SELECT 1"}},
-		{"ha_write_sql", map[string]any{"sql": "DELETE FROM states"}},
-		{"ha_database_info", map[string]any{}},
-		{"ha_purge_database", map[string]any{"keep_days": 1, "confirm": true}},
+		{"ha_query_sql", map[string]any{"sql": "SELECT 1"}, "database"},
+		{"ha_write_sql", map[string]any{"sql": "DELETE FROM states"}, "database"},
+		{"ha_database_info", map[string]any{}, "database"},
+		{"ha_purge_database", map[string]any{"keep_days": 1, "confirm": true}, "command"},
 	} {
 		t.Run(c.tool, func(t *testing.T) {
 			t.Parallel()
 			s := fx.Session(t)
-			if e := s.Fail(t, c.tool, c.args); e.Code != "permission_required" || e.Details["category"] != "database" {
+			if e := s.Fail(t, c.tool, c.args); e.Code != "permission_required" || e.Details["category"] != c.category {
 				t.Errorf("no grant: %+v", e)
 			}
 			if got := s.Audit(t, store.AuditQuery{Tool: c.tool, Outcome: store.OutcomePermissionRequired}); len(got) == 0 {
@@ -270,19 +272,25 @@ func TestWriteThenPurge(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) { c.check(t, s) })
 	}
 
+	// Purging is the recorder.purge service's rule (command) whichever tool asks: the database
+	// grants are not it.
 	args := map[string]any{"keep_days": 10, "confirm": true}
-	e := s.Fail(t, "ha_purge_database", args)
+	if e := s.Fail(t, "ha_purge_database", args); e.Code != "permission_required" || e.Details["category"] != "command" {
+		t.Fatalf("purge with the database grants only: %+v", e)
+	}
+	p := fx.Granted(t, permission.Command)
+	e := p.Fail(t, "ha_purge_database", args)
 	id, _ := e.Details["request_id"].(string)
 	if e.Code != "confirmation_required" || id == "" || !strings.Contains(e.Message, "older than 10 days") {
 		t.Fatalf("purge with the model's confirm only: %+v", e)
 	}
 	fx.Approve(t, id)
 	// The approval is for that call: another keep_days is a question of its own.
-	if e := s.Fail(t, "ha_purge_database", map[string]any{"keep_days": 1, "confirm": true}); e.Code != "confirmation_required" {
+	if e := p.Fail(t, "ha_purge_database", map[string]any{"keep_days": 1, "confirm": true}); e.Code != "confirmation_required" {
 		t.Fatalf("the approval let another call through: %+v", e)
 	}
 	var r map[string]any
-	s.OK(t, "ha_purge_database", args, &r)
+	p.OK(t, "ha_purge_database", args, &r)
 	if r["via"] != "recorder.purge" {
 		t.Fatalf("purge while HA runs: %v", r)
 	}
@@ -297,10 +305,10 @@ func TestWriteThenPurge(t *testing.T) {
 	if info.OldestState.Before(time.Now().Add(-10 * 24 * time.Hour)) {
 		t.Errorf("oldest state after the purge: %v", info.OldestState)
 	}
-	if e := s.Fail(t, "ha_purge_database", args); e.Code != "confirmation_required" {
+	if e := p.Fail(t, "ha_purge_database", args); e.Code != "confirmation_required" {
 		t.Errorf("one approval ran the purge twice: %+v", e)
 	}
-	if got := s.Audit(t, store.AuditQuery{Tool: "ha_purge_database", Outcome: store.OutcomeOK}); len(got) == 0 || !strings.Contains(got[0].Detail, "approved") {
+	if got := p.Audit(t, store.AuditQuery{Tool: "ha_purge_database", Outcome: store.OutcomeOK}); len(got) == 0 || !strings.Contains(got[0].Detail, "approved") {
 		t.Errorf("audit of the purge: %+v", got)
 	}
 	for _, c := range []errCase{
