@@ -15,11 +15,11 @@ import (
 )
 
 // Instructions tell the model how to use hamcp well; kept short because every session pays for them.
-const Instructions = `hamcp controls a Home Assistant home.
+const Instructions = `hamcp controls a home: Home Assistant, and a Hubitat hub when one is configured.
 - Read before you act: ha_get_states (filter by domain/area/search) and ha_get_entity_details give entity ids; never guess ids.
 - Lists are paged (limit/offset, next_offset). Ask for fewer fields or a filter rather than a bigger page.
-- Tools marked destructive need confirm=true: ask the user first and say what will happen.
-- Filesystem, database and command tools need the user's permission for this session; if a call returns permission_required, tell the user exactly what the message says and wait.`
+- Before anything that unlocks, disarms, opens a garage, restarts or deletes, tell the user what will happen; hamcp then asks the user itself (confirmation_required: relay its message and wait). Your confirm=true is not their answer.
+- Filesystem, database, command and hub admin tools need the user's permission for this session; if a call returns permission_required, tell the user exactly what the message says and wait.`
 
 // Extension adds resources, prompts or other features to a freshly built server.
 type Extension func(s *mcp.Server, readOnly bool)
