@@ -123,7 +123,9 @@ func tokenize(sql string) ([]token, error) {
 				i++
 			}
 			continue
-		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
+		case c == '/' && i+2 < len(sql) && sql[i+1] == '*':
+			// As SQLite's tokenizer: "/*" opens a comment (to its "*/" or the end) only when
+			// something follows; a bare "/*" at the very end is the operators / and *.
 			end := strings.Index(sql[i+2:], "*/")
 			body := sql[i+2:]
 			if end >= 0 {
