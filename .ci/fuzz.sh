@@ -4,7 +4,7 @@
 # redirects, HA's wire frames). FUZZ_ALL=1 runs every fuzz target in the tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs="${FUZZ_SECONDS:-5}"
+secs="${FUZZ_SECONDS:-4}"
 guards=(
   "./src/fsguard FuzzResolve"
   "./src/recorder FuzzClassify"
@@ -36,9 +36,12 @@ guards=(
   "./src/hubitat FuzzParseEvent"
   "./src/hubitat FuzzParseDevice"
   "./src/hubitat FuzzAdminReply"
+  "./src/rules FuzzDecode" "./src/rules FuzzValidate"
   "./src/tools/hubitattools FuzzBugReportLink"
   "./src/tools/hubitattools FuzzUpstreamParam"
+  "./src/tools/hubitattools FuzzGuardRoundTrip"
   "./src/loadgen FuzzSSEReader"
+  "./src/rules FuzzCompare"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT

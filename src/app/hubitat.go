@@ -8,6 +8,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/rules"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
 
@@ -91,9 +92,28 @@ func (a *App) startHubitat(ctx context.Context) error {
 	c.Start(ctx)
 	a.Hubitat = c
 	a.closers = append(a.closers, c.Close)
-	a.Registry.Add(hubitattools.Tools(hubitattools.Deps{Hub: c, Store: a.Store, AdminRead: a.Config.HubitatAdminRead,
-		AdminWrite: a.Config.HubitatAdminWrite, Version: Version, Supervisor: a.Supervisor})...)
+	deps := hubitattools.Deps{Hub: c, Store: a.Store, AdminRead: a.Config.HubitatAdminRead,
+		AdminWrite: a.Config.HubitatAdminWrite, Version: Version, Supervisor: a.Supervisor}
+	deps.Rules = a.startRules(ctx, c, deps.LogRule)
+	a.Registry.Add(hubitattools.Tools(deps)...)
 	return nil
+}
+
+// startRules runs the rule engine over the hub. It starts in the background: reading the hub's
+// location (for sun times) may wait for a hub that is still booting, and hamcp serves meanwhile
+// (the rule tools work at once; triggers arm when the start is done). It closes before the hub
+// client and the store it uses (closers run in reverse), after its start has given up.
+func (a *App) startRules(ctx context.Context, c *hubitat.Client, log func(ctx context.Context, level, component, ruleID, msg string)) *rules.Engine {
+	e := rules.New(rules.Options{Hub: c, Store: a.Store, Logger: a.Logger, ServerVersion: Version, Log: log})
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		if err := e.Start(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Error("the Hubitat rule engine did not start; rules will not run", "err", err)
+		}
+	}()
+	a.closers = append(a.closers, func() error { <-started; return e.Close() })
+	return e
 }
 
 // mountHubitatPush serves the hub's postURL pushes (see hubitatPushPath).

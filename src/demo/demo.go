@@ -108,6 +108,10 @@ func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog
 		d.Close()
 		return nil, err
 	}
+	if err := d.seedRules(ctx); err != nil {
+		d.Close()
+		return nil, err
+	}
 	return d, nil
 }
 

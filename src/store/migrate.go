@@ -24,6 +24,41 @@ var migrations = []migration{
 	{4, "oauth_quotas_and_refresh_grace", addOAuthQuotasAndGrace},
 	{5, "hubitat_rule_variables", createHubitatRuleVariables},
 	{6, "hubitat_captures_debug_log_backups", createHubitat},
+	{7, "hubitat_rules", createHubitatRules},
+}
+
+// createHubitatRules holds the Hubitat rule engine's rules (src/rules): the rule as JSON with its
+// counters in columns, deleted rules kept for restore, and delays waiting to resume a run.
+func createHubitatRules(ctx context.Context, tx *sql.Tx) error {
+	return execAll(ctx, tx,
+		`CREATE TABLE hubitat_rules (
+			id              TEXT    PRIMARY KEY,
+			name            TEXT    NOT NULL,
+			enabled         INTEGER NOT NULL,
+			body            TEXT    NOT NULL, -- the rule as JSON, without the columns below
+			created_at      INTEGER NOT NULL, -- Unix milliseconds, UTC
+			updated_at      INTEGER NOT NULL,
+			last_triggered  INTEGER,
+			execution_count INTEGER NOT NULL DEFAULT 0,
+			error_count     INTEGER NOT NULL DEFAULT 0,
+			last_error      TEXT    NOT NULL DEFAULT ''
+		) WITHOUT ROWID`,
+		`CREATE TABLE hubitat_rule_trash (
+			trash_id   TEXT    PRIMARY KEY,
+			rule_id    TEXT    NOT NULL,
+			deleted_at INTEGER NOT NULL,
+			body       TEXT    NOT NULL -- the whole rule as JSON
+		) WITHOUT ROWID`,
+		`CREATE TABLE hubitat_rule_delays (
+			id           TEXT    PRIMARY KEY,
+			rule_id      TEXT    NOT NULL,
+			delay_id     TEXT    NOT NULL DEFAULT '',
+			position     TEXT    NOT NULL, -- where the run waits (rules.Pending) as JSON
+			due_at       INTEGER NOT NULL,
+			context      TEXT    NOT NULL -- the run's Context (trigger, event) as JSON
+		) WITHOUT ROWID`,
+		`CREATE INDEX hubitat_rule_delays_rule ON hubitat_rule_delays (rule_id)`,
+	)
 }
 
 func createAuditLog(ctx context.Context, tx *sql.Tx) error {

@@ -261,6 +261,12 @@ var lockCodeCommands = []string{"setCode", "deleteCode", "setCodeLength", "unloc
 
 // commandAsk is what running command on dev needs the user to confirm.
 func commandAsk(dev hubitat.Device, command string) toolkit.Ask {
+	return askFor(commandHits(dev, command), fmt.Sprintf("Run %q on Hubitat device %s (%s)?", command, dev.ID, dev.DisplayName()))
+}
+
+// commandHits are the policy table's entries running command on dev falls under (also what a
+// rule that runs it counts, rules.go).
+func commandHits(dev hubitat.Device, command string) []sensitive.Hit {
 	var hits []sensitive.Hit
 	has := func(cap string) bool { return slices.Contains(dev.Capabilities, cap) }
 	for _, r := range commandRules {
@@ -272,7 +278,7 @@ func commandAsk(dev hubitat.Device, command string) toolkit.Ask {
 	if has("Lock") && slices.Contains(lockCodeCommands, command) {
 		hits = append(hits, sensitive.Hit{Class: sensitive.Lock, What: "change the codes of " + dev.DisplayName()})
 	}
-	return askFor(hits, fmt.Sprintf("Run %q on Hubitat device %s (%s)?", command, dev.ID, dev.DisplayName()))
+	return hits
 }
 
 // askFor asks question when the policy table found something (hits), once per class.

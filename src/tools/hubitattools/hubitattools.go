@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/rules"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -25,6 +26,8 @@ type Deps struct {
 	Supervisor *supervisor.Client
 	// Now is the clock (time.Now when nil); tests move it to age a backup.
 	Now func() time.Time
+	// Rules is the rule engine the rule tools drive (nil: they answer that it is not running).
+	Rules *rules.Engine
 }
 
 func (d Deps) now() time.Time {
@@ -39,7 +42,7 @@ func Tools(d Deps) []*toolkit.Tool {
 	var out []*toolkit.Tool
 	for _, group := range []func(Deps) []*toolkit.Tool{
 		deviceTools, systemTools,
-		capturedTools, debugTools, adminReadTools, adminWriteTools,
+		capturedTools, debugTools, adminReadTools, adminWriteTools, ruleTools,
 		// other groups are added here by the file that defines them
 	} {
 		out = append(out, group(d)...)
