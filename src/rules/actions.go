@@ -10,7 +10,6 @@ package rules
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -302,12 +301,19 @@ func (x *runner) act(a Action) error {
 		if a.Hue == nil || a.Saturation == nil {
 			return errors.New("hue and saturation are required")
 		}
-		m := map[string]float64{"hue": *a.Hue, "saturation": *a.Saturation}
-		if lvl, ok := a.Level.Float(); ok {
-			m["level"] = lvl
+		// setColor takes a COLOR_MAP, and Maker API splits a command's arguments at commas with no
+		// escape, so the map cannot travel in one argument: hue, saturation, then level, as
+		// restore_state does.
+		if err := send(a.DeviceID, "setHue", num(*a.Hue)); err != nil {
+			return err
 		}
-		b, _ := json.Marshal(m) // a COLOR_MAP, keys sorted
-		return send(a.DeviceID, "setColor", string(b))
+		if err := send(a.DeviceID, "setSaturation", num(*a.Saturation)); err != nil {
+			return err
+		}
+		if lvl, ok := a.Level.Float(); ok {
+			return send(a.DeviceID, "setLevel", num(lvl))
+		}
+		return nil
 	case "set_color_temperature":
 		if a.Temperature == nil {
 			return errors.New("temperature is required")
@@ -371,9 +377,9 @@ func (x *runner) act(a Action) error {
 		if a.DeviceID == "" {
 			return errors.New("deviceId is required")
 		}
-		return env.Notify(ctx, a.DeviceID, expand(a.Message))
+		return env.Notify(ctx, a.DeviceID, spoken(expand(a.Message)))
 	case "speak":
-		args := []string{expand(a.Message)}
+		args := []string{spoken(expand(a.Message))}
 		if a.Volume != nil {
 			args = append(args, num(*a.Volume))
 		}
@@ -567,3 +573,13 @@ var noLocals = &Rule{}
 
 // num writes a number the way the hub reads it: 50, 2.5, -3.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// spoken makes a message one Maker API argument: the hub splits a command's arguments at commas
+// and has no escape, so "Good morning, Sam" would arrive as two arguments and fail. A comma
+// (written in the rule or brought by a placeholder) is sent as a space; a spoken or notified
+// message reads the same without it.
+func spoken(message string) string {
+	return commaFree.Replace(message)
+}
+
+var commaFree = strings.NewReplacer(", ", " ", ",", " ")

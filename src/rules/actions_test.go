@@ -46,7 +46,7 @@ func TestActionTypes(t *testing.T) {
 		{name: "set_level with fade", a: Action{Type: "set_level", DeviceID: "1", Level: S("75"), Duration: fp(2.5)}, writes: []string{"cmd 1 setLevel(75,2.5)"}},
 		{name: "set_level no level", a: Action{Type: "set_level", DeviceID: "1"}, err: "level"},
 		{name: "set_color", a: Action{Type: "set_color", DeviceID: "1", Hue: fp(66), Saturation: fp(100), Level: N(80)},
-			writes: []string{`cmd 1 setColor({"hue":66,"level":80,"saturation":100})`}},
+			writes: []string{"cmd 1 setHue(66)", "cmd 1 setSaturation(100)", "cmd 1 setLevel(80)"}},
 		{name: "set_color no saturation", a: Action{Type: "set_color", DeviceID: "1", Hue: fp(66)}, err: "saturation"},
 		{name: "set_color_temperature", a: Action{Type: "set_color_temperature", DeviceID: "1", Temperature: fp(2700), Level: N(60)},
 			writes: []string{"cmd 1 setColorTemperature(2700,60)"}},
@@ -83,6 +83,8 @@ func TestActionTypes(t *testing.T) {
 		{name: "http_request other scheme", a: Action{Type: "http_request", URL: "file:///etc/passwd"}, err: "only http and https"},
 		{name: "http_request other method", a: Action{Type: "http_request", URL: "https://example.test/", Method: "DELETE"}, err: "GET or POST"},
 		{name: "speak", a: Action{Type: "speak", DeviceID: "9", Message: "Good night", Volume: fp(30)}, writes: []string{"cmd 9 speak(Good night,30)"}},
+		// Maker API splits arguments at commas: a comma in a message is sent as a space.
+		{name: "speak with a comma", a: Action{Type: "speak", DeviceID: "9", Message: "Good night, Sam,see you"}, writes: []string{"cmd 9 speak(Good night Sam see you)"}},
 		{name: "set_valve", a: Action{Type: "set_valve", DeviceID: "3", Command: "close"}, writes: []string{"cmd 3 close()"}},
 		{name: "set_valve bad command", a: Action{Type: "set_valve", DeviceID: "3", Command: "half"}, err: "open or close"},
 		{name: "set_fan_speed", a: Action{Type: "set_fan_speed", DeviceID: "3", Speed: "medium-high"}, writes: []string{"cmd 3 setSpeed(medium-high)"}},

@@ -31,7 +31,8 @@ func TestDryRunNeverWrites(t *testing.T) {
 		"would send off() to Kitchen Light (1)", // toggle reads the (unchanged) switch: on
 		"would send on() to Dryer Plug (3)",
 		"would send setLevel(20) to Kitchen Light (1)",
-		`would send setColor({"hue":10,"saturation":90}) to Kitchen Light (1)`,
+		"would send setHue(10) to Kitchen Light (1)",
+		"would send setSaturation(90) to Kitchen Light (1)",
 		"would send setColorTemperature(3000) to Kitchen Light (1)",
 		"would send lock() to Front Door Lock (5)",
 		"would send unlock() to Front Door Lock (5)",

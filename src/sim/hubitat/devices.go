@@ -230,8 +230,10 @@ func demoDevices() []*device {
 			enum("mute", "unmuted", "muted", "unmuted").text("trackDescription", "").
 			cmd("play").cmd("pause").cmd("stop").cmd("setVolume", "NUMBER").cmd("mute").cmd("unmute").
 			cmd("speak", "STRING", "NUMBER").cmd("nextTrack").cmd("previousTrack").build(),
-		newDevice(24, "Alex's Phone", "Virtual Presence", "").cap("PresenceSensor").
-			enum("presence", "present", "present", "not present").cmd("arrived").cmd("departed").build(),
+		// The Hubitat mobile app's device: presence, and notifications sent to the phone.
+		newDevice(24, "Alex's Phone", "Mobile App Device", "").cap("PresenceSensor", "Notification").
+			enum("presence", "present", "present", "not present").cmd("arrived").cmd("departed").
+			cmd("deviceNotification", "STRING").build(),
 		newDevice(25, "Sam's Phone", "Virtual Presence", "").cap("PresenceSensor").
 			enum("presence", "not present", "present", "not present").cmd("arrived").cmd("departed").build(),
 		newDevice(26, "Laundry Leak Sensor", "Generic Zigbee Moisture Sensor", "Basement").cap("WaterSensor").
@@ -514,6 +516,12 @@ func (d *device) run(cmd string, args []string) ([]change, error) {
 			out = append(out, change{name: "volume", value: math.Round(clamp(v, 0, 100))})
 		}
 		return out, nil
+	case "deviceNotification":
+		// The phone shows it; the device's attributes do not change (the hub logs the request).
+		if len(args) == 0 || args[0] == "" {
+			return nil, badArg("deviceNotification needs text")
+		}
+		return nil, nil
 	case "arrived":
 		return []change{{name: "presence", value: "present"}}, nil
 	case "departed":
