@@ -39,7 +39,7 @@ func TestToolsDeclare(t *testing.T) {
 	}{
 		"hubitat_list_devices": {true, false}, "hubitat_get_device": {true, false}, "hubitat_get_attribute": {true, false},
 		"hubitat_send_command": {false, true}, "hubitat_get_device_events": {true, false},
-		"hubitat_get_hub_info": {true, false}, "hubitat_get_modes": {true, false}, "hubitat_set_mode": {false, false},
+		"hubitat_get_hub_info": {true, false}, "hubitat_get_modes": {true, false}, "hubitat_set_mode": {false, true},
 		"hubitat_list_variables": {true, false}, "hubitat_get_variable": {true, false}, "hubitat_set_variable": {false, false},
 		"hubitat_get_hsm_status": {true, false}, "hubitat_set_hsm": {false, true}, "hubitat_check_for_update": {true, false},
 	}

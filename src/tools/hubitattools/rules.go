@@ -771,8 +771,7 @@ func ruleAsk(r *rules.Rule, devices rules.DeviceLookup, verb string) toolkit.Ask
 			ent := sensitive.Entity{ID: "alarm_control_panel.hubitat_hsm", Name: "Hubitat Safety Monitor"}
 			hits = append(hits, sensitive.Service("alarm_control_panel", svc, []sensitive.Entity{ent}, true)...)
 		case "set_mode":
-			hits = append(hits, sensitive.Hit{Class: sensitive.Alarm,
-				What: "set the mode to " + a.Mode + " (the Safety Monitor may arm or disarm with it)"})
+			hits = append(hits, modeHit(a.Mode))
 		}
 	})
 	if len(hits) == 0 {

@@ -93,13 +93,37 @@ type modeChange struct {
 	NewMode      string `json:"newMode"`
 }
 
+// modeHit is what a mode change may do: the Safety Monitor can arm or disarm with the mode (its
+// "arm/disarm by mode" setting, which Maker API does not show), so setting the mode is an
+// alarm-class action, whether the model asks for it directly or writes a rule that does.
+func modeHit(mode string) sensitive.Hit {
+	return sensitive.Hit{Class: sensitive.Alarm, What: "set the mode to " + mode + " (the Safety Monitor may arm or disarm with it)"}
+}
+
 func setMode(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[setModeArgs, modeChange]{
 		Name: "hubitat_set_mode", Toolset: SetSystem, Title: "Set the Hubitat mode",
 		Description: "Set the Hubitat hub's mode by name (case-insensitive), e.g. Night or Away; answers the previous and the " +
-			"new mode. Modes drive the hub's own automations, so set one only when the user asks. A name the hub does not " +
-			"have is refused with the list: do not pick the nearest one. For the alarm use hubitat_set_hsm.",
+			"new mode. Modes drive the hub's own automations and may arm or disarm the Safety Monitor, so the user confirms it; " +
+			"set one only when they ask. A name the hub does not have is refused with the list: do not pick the nearest one.",
 		Idempotent: true,
+		Confirm: &toolkit.Confirm[setModeArgs]{
+			When: "always (`alarm`: the Safety Monitor may arm or disarm with the mode)",
+			Check: func(ctx context.Context, c *toolkit.Call, a setModeArgs) (toolkit.Ask, error) {
+				// The question names the hub's own mode, never the model's text: a name the hub
+				// does not have asks nothing and is refused by the handler.
+				ms, err := d.Hub.Modes(ctx)
+				if err != nil {
+					return toolkit.Ask{}, hubError(err, false, "")
+				}
+				i := slices.IndexFunc(ms, func(m hubitat.Mode) bool { return strings.EqualFold(m.Name, strings.TrimSpace(a.Mode)) })
+				if i < 0 {
+					return toolkit.Ask{}, nil
+				}
+				name := ms[i].Name
+				return askFor([]sensitive.Hit{modeHit(name)}, fmt.Sprintf("Set the Hubitat mode to %s? The Safety Monitor may arm or disarm with it.", name)), nil
+			},
+		},
 		Handler: func(ctx context.Context, c *toolkit.Call, a setModeArgs) (modeChange, error) {
 			ms, err := d.Hub.Modes(ctx)
 			if err != nil {

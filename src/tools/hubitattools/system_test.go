@@ -45,7 +45,16 @@ func TestGetHubInfo(t *testing.T) {
 func TestModes(t *testing.T) {
 	t.Parallel()
 	h, c := newHub(t, simhub.Options{}, hubitat.Options{})
-	s := served(withClient(c)).Session(t)
+	// The model's confirm alone does not set the mode (the Safety Monitor may disarm with it);
+	// the user's answer in the client does.
+	if e := served(withClient(c)).Session(t).Fail(t, "hubitat_set_mode", map[string]any{"mode": "Away", "confirm": true}); e.Code != "confirmation_required" || h.Mode() != "Day" {
+		t.Fatalf("set_mode on the model's word: %+v; the hub is in %s", e, h.Mode())
+	}
+	var asked []string
+	s := served(withClient(c)).SessionWith(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = append(asked, req.Params.Message)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
+	}})
 	var modes struct {
 		CurrentMode string `json:"currentMode"`
 		Modes       []struct{ ID, Name string }
@@ -61,6 +70,9 @@ func TestModes(t *testing.T) {
 	s.OK(t, "hubitat_set_mode", map[string]any{"mode": "nIGHT"}, &change)
 	if !change.Success || change.PreviousMode != "Day" || change.NewMode != "Night" || h.Mode() != "Night" {
 		t.Errorf("set mode: %+v; the hub is in %s", change, h.Mode())
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0], "Night") {
+		t.Errorf("the user was asked %q", asked)
 	}
 	eventually(t, "the mode event", func() bool { return c.Cache().Mode() == "Night" })
 	for _, bad := range []tooltest.ErrCase{
