@@ -19,6 +19,7 @@ import (
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/internal/nodump"
+	"github.com/hamcp/hamcp/src/toolkit"
 )
 
 const usage = `hamcp — a Model Context Protocol server for Home Assistant
@@ -279,11 +280,22 @@ func runDemo(ctx context.Context, args []string) error {
 		defer wait()
 		d.Info.SSH = addr
 	}
-	printBanner(d.Info, *noAuth, cfg.RateLimit)
+	printBanner(d.Info, *noAuth, cfg.RateLimit, toolsLine(d.App))
 	return cfg.Explain(d.App.ServeHTTP(ctx, ln, app.Options{NoAuth: *noAuth}))
 }
 
-func printBanner(i demoInfo, noAuth bool, rateLimit int) {
+// toolsLine says how many tools the demo offers and how: with the simulated Hubitat hub they pass
+// auto mode's budget, and a user who expects to see 116 tools in their client should know why
+// they see six.
+func toolsLine(a *app.App) string {
+	enabled := len(a.Builder.Tools(false))
+	if _, mode := a.Builder.Listed(false); mode == toolkit.ModeSearch {
+		return fmt.Sprintf("%d, behind %s (tool_mode %s; --tool-mode all lists them all)", enabled, toolkit.SearchToolName, a.Config.ToolMode)
+	}
+	return fmt.Sprintf("%d, all listed (tool_mode %s)", enabled, a.Config.ToolMode)
+}
+
+func printBanner(i demoInfo, noAuth bool, rateLimit int, tools string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhamcp %s — demo home is running\n\n", app.Version)
 	fmt.Fprintf(&b, "  MCP URL          %s\n", i.MCPURL)
@@ -299,6 +311,7 @@ func printBanner(i demoInfo, noAuth bool, rateLimit int) {
 	if i.HubitatURL != "" {
 		fmt.Fprintf(&b, "  Simulated Hubitat %s   (Maker API and hub admin; --hubitat-admin-read/--hubitat-admin-write)\n", i.HubitatURL)
 	}
+	fmt.Fprintf(&b, "  Tools            %s\n", tools)
 	fmt.Fprintf(&b, "  Sandbox (/config) %s\n", i.SandboxDir)
 	for _, l := range i.Logins {
 		role := "administrator"

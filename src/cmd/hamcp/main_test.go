@@ -183,7 +183,9 @@ func TestDemoBanner(t *testing.T) {
 		args      []string
 		want, not []string
 	}{
-		{"no auth", []string{"--no-auth"}, []string{"(none: --no-auth)", "--rate-limit 0 turns it off", "curl -s http://127.0.0.1:"}, []string{"Bearer"}},
+		{"no auth", []string{"--no-auth"}, []string{"(none: --no-auth)", "--rate-limit 0 turns it off", "curl -s http://127.0.0.1:",
+			"behind hamcp_search_tools (tool_mode auto; --tool-mode all lists them all)"}, []string{"Bearer"}},
+		{"every tool listed", []string{"--no-auth", "--tool-mode", "all"}, []string{"all listed (tool_mode all)"}, []string{"hamcp_search_tools"}},
 		{"token, no rate limit", []string{"--rate-limit", "0"}, []string{"-H 'Authorization: Bearer ey", "Rate limit       off"}, []string{"Bearer  ", "Bearer '"}},
 	}
 	for _, tt := range tests {
