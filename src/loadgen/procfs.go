@@ -43,6 +43,9 @@ func rssKiB(pid int) (int64, error) {
 	return parseVmRSS(b)
 }
 
+// RSSKiB is the resident memory (VmRSS) of process pid, in KiB; the soak test samples its own.
+func RSSKiB(pid int) (int64, error) { return rssKiB(pid) }
+
 func parseVmRSS(status []byte) (int64, error) {
 	for line := range bytes.SplitSeq(status, []byte("\n")) {
 		if v, ok := bytes.CutPrefix(line, []byte("VmRSS:")); ok {
