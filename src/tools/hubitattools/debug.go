@@ -214,6 +214,9 @@ func getLoggingStatus(d Deps) *toolkit.Tool {
 // whose tools it reproduces.
 const IssuesURL = "https://github.com/hamcp/hamcp/issues/new"
 
+// maxTitle is the longest title a report takes (bugReportArgs.Title's max).
+const maxTitle = 200
+
 // maxPrefillURL keeps the prefilled new-issue link under the length browsers and GitHub accept.
 const maxPrefillURL = 7000
 
@@ -322,7 +325,14 @@ func orNone(s string) string {
 
 // prefilled is the new-issue link with the title and as much of the body as fits.
 func prefilled(title, body string) string {
-	base := IssuesURL + "?title=" + url.QueryEscape("[Hubitat] "+oneLine(title)) + "&body="
+	// A run of bytes that are not UTF-8 becomes one U+FFFD up front: cutting by runes below would
+	// otherwise turn each such byte into its own replacement character, and the link would carry
+	// something that is not a prefix of the report (found by FuzzBugReportLink).
+	body = strings.ToValidUTF8(body, "\uFFFD")
+	// The title is cut to the tool's own bound here too, so the link's length never depends on
+	// it (found by FuzzBugReportLink).
+	t := []rune(oneLine(strings.ToValidUTF8(title, "\uFFFD")))
+	base := IssuesURL + "?title=" + url.QueryEscape("[Hubitat] "+string(t[:min(len(t), maxTitle)])) + "&body="
 	q := url.QueryEscape(body)
 	if len(base)+len(q) <= maxPrefillURL {
 		return base + q
