@@ -153,6 +153,11 @@ func (p *Panel) trustedPeer(remoteAddr string) bool {
 	} else {
 		return false
 	}
+	// A zone ("%eth0") names no peer we trust, and netip accepts zones net.SplitHostPort refuses
+	// ("[::1%]]:0", found by FuzzTrustedPeer): a peer with one is refused.
+	if ip.Zone() != "" {
+		return false
+	}
 	ip = ip.Unmap()
 	return ip == SupervisorAddr || (p.o.AllowLoopback && ip.IsLoopback())
 }
