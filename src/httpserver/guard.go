@@ -81,7 +81,9 @@ func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
 }
 
 // requestLog logs one line per request. It never logs headers or query strings, which may
-// carry tokens or codes.
+// carry tokens or codes, nor a routed path's parameters: it names the route ("/hubitat/events/:secret"),
+// because a path segment can be a credential (the hub's push address) and logs travel further
+// than hamcp.
 func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -94,8 +96,12 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if status >= 500 {
 			level = slog.LevelWarn
 		}
+		path := c.Path()
+		if path == "" {
+			path = c.Request().URL.Path
+		}
 		s.o.Logger.Log(c.Request().Context(), level, "http",
-			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+			"method", c.Request().Method, "path", path, "status", status,
 			"ip", c.RealIP(), "took", time.Since(start).Round(time.Millisecond))
 		return nil
 	}
