@@ -50,7 +50,7 @@ func startServer(t *testing.T, o Options) string {
 }
 
 // serve runs s on a loopback port until the test ends and returns its base URL.
-func serve(t *testing.T, s *Server) string {
+func serve(t testing.TB, s *Server) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

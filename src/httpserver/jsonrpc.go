@@ -78,6 +78,7 @@ type rpcMsg struct {
 	kind        msgKind
 	id          json.RawMessage
 	method      string
+	params      json.RawMessage // as sent; nil when absent or null
 	metaVersion string // params._meta's protocol version (2026-07-28 stateless requests)
 	known       bool   // a method the server answers
 }
@@ -216,6 +217,7 @@ func inspect(raw json.RawMessage) (rpcMsg, *rpcError) {
 			return m, &rpcError{ID: m.id, Code: codeInvalidParams, Message: `invalid params: "params" must be a JSON object`}
 		}
 		m.metaVersion, _ = p.Meta[metaVersionKey].(string)
+		m.params = params
 	} else if known && flags&paramsOptional == 0 {
 		return m, &rpcError{ID: m.id, Code: codeInvalidParams, Message: fmt.Sprintf(`invalid params: %q needs "params"`, m.method)}
 	}

@@ -53,7 +53,7 @@ func (s *Server) mcp(c echo.Context) error {
 		if !s.checkSession(c, sid) {
 			return nil
 		}
-		s.sessionPost(c, msgs, errs, isBatch)
+		s.sessionPost(c, sid, msgs, errs, isBatch)
 		return nil
 	}
 	first := msgs[0]
@@ -109,7 +109,7 @@ func (s *Server) checkSession(c echo.Context, sid string) bool {
 // sessionPost serves a POST to a live session. Batches are answered as the session's protocol
 // version allows (2025-03-26 only); a batch holding an invalid message is refused whole, since
 // the SDK answers a batch on one stream and cannot mix in hamcp's errors.
-func (s *Server) sessionPost(c echo.Context, msgs []rpcMsg, errs []*rpcError, isBatch bool) {
+func (s *Server) sessionPost(c echo.Context, sid string, msgs []rpcMsg, errs []*rpcError, isBatch bool) {
 	r, w := c.Request(), c.Response()
 	version := r.Header.Get("MCP-Protocol-Version")
 	if version == "" {
@@ -136,6 +136,10 @@ func (s *Server) sessionPost(c echo.Context, msgs []rpcMsg, errs []*rpcError, is
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if !isBatch && s.sessionCall(w, r, sid, msgs[0]) {
+		return
+	}
+	s.sessions.sdkServed(sid)
 	serveRPC(s.stateful, w, r, msgs[0].id)
 }
 

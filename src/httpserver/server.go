@@ -71,6 +71,7 @@ type Server struct {
 	limiter  *ipLimiter
 	sessions *sessionTable
 	inFlight *ipCounter
+	viaSDK   bool // tests: answer single-POST calls through the go-sdk, to compare with callTool
 }
 
 // New builds the echo app with every route and middleware.
@@ -99,7 +100,7 @@ func New(o Options) *Server {
 	s.stateful = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Logger:              o.Logger,
 		MaxRequestBodyBytes: o.BodyLimit,
-		SessionTimeout:      30 * time.Minute,
+		SessionTimeout:      sessionIdle,
 	})
 	s.single = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		Stateless:           true,

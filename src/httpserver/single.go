@@ -35,6 +35,9 @@ func (s *Server) singlePost(c echo.Context, msgs []rpcMsg, errs []*rpcError, isB
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
+		if s.callTool(w, r, msgs[0], version) {
+			return
+		}
 		serveRPC(s.single, w, s.singleRequest(r, msgs[0].raw), msgs[0].id)
 		return
 	}

@@ -51,6 +51,7 @@ type Builder struct {
 	o       Options
 	mu      sync.Mutex
 	servers map[bool]*mcp.Server
+	called  map[bool]map[string]*toolkit.Tool // what each server's tools/call reaches, by name
 	sess    sessions
 }
 
@@ -59,7 +60,7 @@ func New(o Options) *Builder {
 	if o.Env == nil {
 		o.Env = &toolkit.Env{}
 	}
-	b := &Builder{o: o, servers: map[bool]*mcp.Server{}}
+	b := &Builder{o: o, servers: map[bool]*mcp.Server{}, called: map[bool]map[string]*toolkit.Tool{}}
 	if o.Env.SessionKey == nil {
 		o.Env.SessionKey = b.RequestKey
 	}
@@ -119,8 +120,10 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: b.o.Name, Title: "hamcp — Home Assistant MCP server", Version: b.o.Version}, opts)
 	s.AddReceivingMiddleware(b.trackingMiddleware)
+	called := make(map[string]*toolkit.Tool, len(tools))
 	for _, t := range tools {
 		t.Install(s, b.o.Env)
+		called[t.Name()] = t
 	}
 	// Resources and prompts follow the same toolset and disabled filters as the tools.
 	for _, r := range b.o.Registry.SelectResources(b.o.Filter) {
@@ -133,6 +136,7 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 		ext(s, readOnly)
 	}
 	b.servers[readOnly] = s
+	b.called[readOnly] = called
 	return s
 }
 

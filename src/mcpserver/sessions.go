@@ -46,6 +46,7 @@ func connKey(ctx context.Context) string {
 type sessions struct {
 	mu    sync.Mutex
 	live  map[*mcp.ServerSession]string
+	byID  map[string]*mcp.ServerSession // Streamable HTTP sessions by their MCP session id
 	ended []func(key string)
 }
 
@@ -73,6 +74,12 @@ func (t *sessions) track(ctx context.Context, ss *mcp.ServerSession, hasToken bo
 		t.live = map[*mcp.ServerSession]string{}
 	}
 	t.live[ss] = key
+	if id := ss.ID(); id != "" {
+		if t.byID == nil {
+			t.byID = map[string]*mcp.ServerSession{}
+		}
+		t.byID[id] = ss
+	}
 	go func() {
 		_ = ss.Wait()
 		t.end(ss)
@@ -87,6 +94,9 @@ func (t *sessions) end(ss *mcp.ServerSession) {
 	t.mu.Lock()
 	key, ok := t.live[ss]
 	delete(t.live, ss)
+	if id := ss.ID(); id != "" && t.byID[id] == ss {
+		delete(t.byID, id)
+	}
 	hooks := t.ended
 	t.mu.Unlock()
 	if !ok {
@@ -101,6 +111,13 @@ func (t *sessions) key(ss *mcp.ServerSession) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.live[ss]
+}
+
+// SessionByID returns the live Streamable HTTP session with this MCP session id, or nil.
+func (b *Builder) SessionByID(id string) *mcp.ServerSession {
+	b.sess.mu.Lock()
+	defer b.sess.mu.Unlock()
+	return b.sess.byID[id]
 }
 
 // Live reports whether the session with this grant key is still open.

@@ -22,7 +22,17 @@ type Call struct {
 	env *Env
 	req *mcp.CallToolRequest
 	rt  *round // MCP 2026-07-28: the input_required exchange this call belongs to (mrtr.go)
+	// detached: answered outside the SDK's request machinery (Detached); nothing may be sent to
+	// the client during the call.
+	detached bool
 }
+
+type detachedKey struct{}
+
+// Detached marks ctx for a call answered outside the SDK's request machinery (only Standalone
+// tools are): the session is there to read, but messages to the client have no request to travel
+// with, so the call sends none — no log, no progress, no question.
+func Detached(ctx context.Context) context.Context { return context.WithValue(ctx, detachedKey{}, true) }
 
 func newCall(env *Env, t *Tool, req *mcp.CallToolRequest) *Call {
 	c := &Call{Tool: t.def.Name, Category: t.category, env: env, req: req}
@@ -59,7 +69,7 @@ func (c *Call) TokenInfo() *auth.TokenInfo {
 
 // Progress sends a progress notification when the client asked for them; it is a no-op otherwise.
 func (c *Call) Progress(ctx context.Context, progress, total float64, message string) {
-	if c.req == nil || c.req.Session == nil {
+	if c.req == nil || c.req.Session == nil || c.detached {
 		return
 	}
 	token := c.req.Params.GetProgressToken()
@@ -75,7 +85,7 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, message st
 //
 //lint:ignore SA1019 MCP logging (deprecated by SEP-2577 in 2026-07-28) is how clients of earlier protocol versions get it; dropping it is a design change.
 func (c *Call) Log(ctx context.Context, level mcp.LoggingLevel, data any) {
-	if c.req == nil || c.req.Session == nil {
+	if c.req == nil || c.req.Session == nil || c.detached {
 		return
 	}
 	//lint:ignore SA1019 as for the signature above.
@@ -99,7 +109,7 @@ func (c *Call) CanOpenURL() bool {
 }
 
 func (c *Call) elicitation() *mcp.ElicitationCapabilities {
-	if c.req == nil || c.req.Session == nil {
+	if c.req == nil || c.req.Session == nil || c.detached {
 		return nil
 	}
 	p := c.req.Session.InitializeParams()

@@ -49,6 +49,11 @@ type Spec[In, Out any] struct {
 	// argument to the schema; the handler never sees it.
 	Confirm *Confirm[In]
 
+	// Interactive: the handler talks to the client while it runs (log or progress messages,
+	// elicitation, sampling) or needs its answer streamed. Such calls always go through the SDK's
+	// request machinery; see Tool.Standalone.
+	Interactive bool
+
 	ReadOnly    bool // changes nothing anywhere
 	Destructive bool // may destroy or overwrite something (only meaningful when not ReadOnly)
 	Idempotent  bool // repeating the call has no further effect
@@ -69,6 +74,8 @@ type Tool struct {
 	grants   []Grant // every category a call may need, for listings and DOCS.md
 	confirm  string  // when calls need the user's confirmation, for DOCS.md ("" = never)
 	readOnly bool
+	// interactive: Spec.Interactive.
+	interactive bool
 	invoke   func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
 	// direct answers the call itself instead of through env.run (hamcp_call_tool, which runs its target through env.run).
 	direct func(ctx context.Context, env *Env, req *mcp.CallToolRequest) *mcp.CallToolResult
@@ -110,7 +117,7 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 		},
 	}
 	t := &Tool{def: def, schema: schema, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly,
-		grants: grantsOf(s.Category, s.Conditional)}
+		grants: grantsOf(s.Category, s.Conditional), interactive: s.Interactive}
 	if s.Confirm != nil {
 		t.confirm = s.Confirm.When
 	}
@@ -174,17 +181,32 @@ func (t *Tool) Category() Category { return t.category }
 // ReadOnly reports whether the tool changes nothing.
 func (t *Tool) ReadOnly() bool { return t.readOnly }
 
+// Standalone reports whether a call of t needs nothing from the client while it runs: it reads
+// only, asks for no grant and no confirmation, runs no other tool and sends no messages. Such a
+// call may be answered outside the SDK's request machinery (httpserver's in-session fast path);
+// one run that way is Detached, so even a handler that forgets Spec.Interactive cannot wait on
+// a client that is not listening.
+func (t *Tool) Standalone() bool {
+	return t.readOnly && len(t.grants) == 0 && t.confirm == "" && t.direct == nil && !t.interactive
+}
+
 // Definition is the MCP tool definition (name, description, input schema, annotations).
 func (t *Tool) Definition() *mcp.Tool { return t.def }
 
 // Install adds the tool to an MCP server; every call goes through env.
 func (t *Tool) Install(s *mcp.Server, env *Env) {
 	s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if t.direct != nil {
-			return t.direct(ctx, env, req), nil
-		}
-		return env.run(ctx, t, req), nil
+		return t.Handle(ctx, env, req), nil
 	})
+}
+
+// Handle runs one call of t. Install hands it to a go-sdk server; the sessionless HTTP form calls
+// it directly (mcpserver.Builder.CallTool), so both run the same validation, grants and shaping.
+func (t *Tool) Handle(ctx context.Context, env *Env, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	if t.direct != nil {
+		return t.direct(ctx, env, req)
+	}
+	return env.run(ctx, t, req)
 }
 
 // Env is what every call needs from the server around it.
@@ -216,6 +238,7 @@ type Gate interface {
 func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	c := newCall(env, t, req)
+	c.detached = ctx.Value(detachedKey{}) != nil
 	args, err := rawArgs(req)
 	if err == nil {
 		err = c.beginRound(args) // before invoke consumes args: the requestState is bound to them

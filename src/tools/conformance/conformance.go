@@ -82,6 +82,14 @@ func define[In any](name, desc string, h func(ctx context.Context, c *toolkit.Ca
 	})
 }
 
+// defineInteractive declares a fixture that talks to the client while it runs (log, progress,
+// sampling, elicitation) or needs its answer on an event stream (SSE polling).
+func defineInteractive[In any](name, desc string, h func(ctx context.Context, c *toolkit.Call, in In) (blocks, error)) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[In, blocks]{
+		Name: name, Toolset: Toolset, Description: desc, ReadOnly: true, Idempotent: true, Interactive: true, Handler: h,
+	})
+}
+
 func text(s string) blocks { return blocks{&mcp.TextContent{Text: s}} }
 
 // Tools returns the fixture tools.
@@ -106,7 +114,7 @@ func (f *Fixtures) Tools() []*toolkit.Tool {
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://embedded-in-multiple", MIMEType: "text/plain", Text: "This is an embedded resource"}},
 			}, nil
 		}),
-		define("test_tool_with_logging", "Conformance fixture: sends three info log messages while it runs.", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
+		defineInteractive("test_tool_with_logging", "Conformance fixture: sends three info log messages while it runs.", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
 			for _, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
 				c.Log(ctx, "info", msg)
 				if err := pause(ctx, 50*time.Millisecond); err != nil {
@@ -115,7 +123,7 @@ func (f *Fixtures) Tools() []*toolkit.Tool {
 			}
 			return text("Tool with logging executed successfully"), nil
 		}),
-		define("test_tool_with_progress", "Conformance fixture: reports progress 0, 50 and 100 of 100.", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
+		defineInteractive("test_tool_with_progress", "Conformance fixture: reports progress 0, 50 and 100 of 100.", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
 			for _, p := range []float64{0, 50, 100} {
 				c.Progress(ctx, p, 100, fmt.Sprintf("Completed step %.0f of 100", p))
 				if err := pause(ctx, 50*time.Millisecond); err != nil {
@@ -127,8 +135,8 @@ func (f *Fixtures) Tools() []*toolkit.Tool {
 		define("test_error_handling", "Conformance fixture: always fails, as a tool error.", func(context.Context, *toolkit.Call, noArgs) (blocks, error) {
 			return nil, &toolkit.Error{Code: "error", Message: "This tool intentionally returns an error for testing"}
 		}),
-		define("test_sampling", "Conformance fixture: asks the client's model to complete the prompt (sampling).", f.sampling),
-		define("test_elicitation", "Conformance fixture: asks the user for a username (elicitation).", func(ctx context.Context, c *toolkit.Call, in struct {
+		defineInteractive("test_sampling", "Conformance fixture: asks the client's model to complete the prompt (sampling).", f.sampling),
+		defineInteractive("test_elicitation", "Conformance fixture: asks the user for a username (elicitation).", func(ctx context.Context, c *toolkit.Call, in struct {
 			Message string `json:"message" jsonschema:"the message to show the user"`
 		}) (blocks, error) {
 			return elicit(ctx, c, in.Message, &jsonschema.Schema{
@@ -137,14 +145,14 @@ func (f *Fixtures) Tools() []*toolkit.Tool {
 				Required:   []string{"username"},
 			})
 		}),
-		define("test_elicitation_sep1034_defaults", "Conformance fixture: elicitation whose fields have defaults (SEP-1034).", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
+		defineInteractive("test_elicitation_sep1034_defaults", "Conformance fixture: elicitation whose fields have defaults (SEP-1034).", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
 			return elicit(ctx, c, "Test defaults for primitives", sep1034Schema)
 		}),
-		define("test_elicitation_sep1330_enums", "Conformance fixture: elicitation with every enum form (SEP-1330).", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
+		defineInteractive("test_elicitation_sep1330_enums", "Conformance fixture: elicitation with every enum form (SEP-1330).", func(ctx context.Context, c *toolkit.Call, _ noArgs) (blocks, error) {
 			return elicit(ctx, c, "Test enum schemas", sep1330Schema)
 		}),
 		schema202012Tool(),
-		define("test_reconnection", "Conformance fixture for SSE polling (SEP-1699): answers after a short pause.", func(ctx context.Context, _ *toolkit.Call, _ noArgs) (blocks, error) {
+		defineInteractive("test_reconnection", "Conformance fixture for SSE polling (SEP-1699): answers after a short pause.", func(ctx context.Context, _ *toolkit.Call, _ noArgs) (blocks, error) {
 			if err := pause(ctx, 100*time.Millisecond); err != nil {
 				return nil, err
 			}
