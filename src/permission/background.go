@@ -59,31 +59,48 @@ func (m *Manager) enqueue(op grantOp) {
 
 // writer is the one goroutine that writes to the store, so tool calls never wait on the disk.
 func (m *Manager) writer() {
+	batch := make([]store.AuditEntry, 0, auditBatch)
 	for {
 		select {
 		case e := <-m.audits:
-			m.writeAudit(e)
+			m.writeAudits(append(batch[:0], e))
 		case <-m.kick:
 			m.flushOps()
 		case <-m.stop:
-			for {
-				select {
-				case e := <-m.audits:
-					m.writeAudit(e)
-				default:
-					m.flushOps()
-					return
-				}
-			}
+			m.writeAudits(batch[:0])
+			m.flushOps()
+			return
 		}
 	}
 }
 
-func (m *Manager) writeAudit(e store.AuditEntry) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := m.store.AppendAudit(ctx, e); err != nil {
-		m.log.Error("permission: audit entry not written", "tool", e.Tool, "outcome", e.Outcome, "err", err)
+// auditBatch bounds how many queued entries go into one transaction.
+const auditBatch = 256
+
+// writeAudits writes batch and whatever else is queued, auditBatch entries a transaction.
+func (m *Manager) writeAudits(batch []store.AuditEntry) {
+	for {
+		for len(batch) < auditBatch {
+			select {
+			case e := <-m.audits:
+				batch = append(batch, e)
+				continue
+			default:
+			}
+			break
+		}
+		if len(batch) == 0 {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := m.store.AppendAudits(ctx, batch); err != nil {
+			m.log.Error("permission: audit entries not written", "entries", len(batch), "first_tool", batch[0].Tool, "err", err)
+		}
+		cancel()
+		if len(batch) < auditBatch {
+			return
+		}
+		batch = batch[:0]
 	}
 }
 

@@ -65,10 +65,38 @@ const insertAuditSQL = `INSERT INTO audit_log
 
 // AppendAudit writes one entry. A zero Time means now.
 func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
+	return s.appendAudit(ctx, s.insertAudit, e)
+}
+
+// AppendAudits writes entries in one transaction: all or none. A busy server's audit writer
+// hands over what queued up while it was writing, so a burst of privileged calls costs one
+// commit instead of one each.
+func (s *Store) AppendAudits(ctx context.Context, entries []AuditEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: append audit entries: %w", err)
+	}
+	defer tx.Rollback()
+	stmt := tx.StmtContext(ctx, s.insertAudit)
+	for _, e := range entries {
+		if err := s.appendAudit(ctx, stmt, e); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: append audit entries: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) appendAudit(ctx context.Context, stmt *sql.Stmt, e AuditEntry) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	_, err := s.insertAudit.ExecContext(ctx,
+	_, err := stmt.ExecContext(ctx,
 		toMillis(e.Time),
 		clip(e.SessionID, maxShortField),
 		clip(e.Client, maxShortField),

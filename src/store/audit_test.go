@@ -282,3 +282,54 @@ func BenchmarkListAuditPage(b *testing.B) {
 		}
 	}
 }
+
+func TestAppendAuditsWritesABatchInOrder(t *testing.T) {
+	t.Parallel()
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	var batch []AuditEntry
+	for i := range 300 {
+		batch = append(batch, AuditEntry{Time: t0.Add(time.Duration(i) * time.Second), SessionID: "batch", Tool: fmt.Sprint("tool_", i), Outcome: OutcomeOK})
+	}
+	if err := s.AppendAudits(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendAudits(ctx, nil); err != nil {
+		t.Fatalf("an empty batch: %v", err)
+	}
+	got, total, err := s.ListAudit(ctx, AuditQuery{SessionID: "batch", Limit: 1000})
+	if err != nil || total != 300 || len(got) != 300 {
+		t.Fatalf("ListAudit: %d of %d, %v", len(got), total, err)
+	}
+	for i, e := range got { // newest first
+		if want := fmt.Sprint("tool_", 299-i); e.Tool != want || !e.Time.Equal(batch[299-i].Time) {
+			t.Fatalf("row %d: %s at %v, want %s", i, e.Tool, e.Time, want)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.AppendAudits(cancelled, batch[:10]); err == nil {
+		t.Fatal("a batch with a cancelled context was written")
+	}
+	if _, total, _ := s.ListAudit(ctx, AuditQuery{SessionID: "batch"}); total != 300 {
+		t.Fatalf("a failed batch left %d rows, want the 300 before it", total)
+	}
+}
+
+// BenchmarkAppendAudits is one entry's share of a 64-entry batch (compare BenchmarkAppendAudit).
+func BenchmarkAppendAudits(b *testing.B) {
+	s, _ := openTemp(b)
+	ctx := context.Background()
+	batch := make([]AuditEntry, 64)
+	for i := range batch {
+		batch[i] = AuditEntry{SessionID: "bench", Client: "claude-code/1.0", Tool: "ha_read_file", Category: "filesystem",
+			ArgsSummary: "path=/config/configuration.yaml", Outcome: OutcomeOK, DurationMS: 3}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if err := s.AppendAudits(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/entry")
+}
