@@ -1,8 +1,13 @@
 package demo_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,4 +63,56 @@ func BenchmarkGetStatesCached(b *testing.B) {
 func BenchmarkGetStatesFromHA(b *testing.B) {
 	e := startDemoWith(b, sim.Options{HistoryDays: -1, ExtraSensors: 2900}, nil)
 	benchCall(b, e.client(b, nil), "ha_get_states", map[string]any{"domain": "sensor", "limit": 20, "fresh": true})
+}
+
+// BenchmarkCachedReadRaw is the cached read (ha_get_entity_details on sun.sun) over loopback
+// HTTP with a plain client that reuses its connection, so B/op is hamcp's allocation per call
+// plus the client's: the "canned answer" sub-benchmark is that client against a handler that
+// only writes the same answer, the client's share to subtract. "session via go-sdk" forces the
+// SDK's session path with a progress token, for comparison with hamcp's in-session answer.
+func BenchmarkCachedReadRaw(b *testing.B) {
+	e := startDemo(b, nil)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ha_get_entity_details","arguments":{"entity_id":"sun.sun"}}}`
+	viaSDK := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"ha_get_entity_details","arguments":{"entity_id":"sun.sun"}}}`
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	do := func(b *testing.B, url, sid, body string) []byte {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+e.d.Info.Token)
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(out, []byte(`"result"`)) || bytes.Contains(out, []byte(`"isError":true`)) {
+			b.Fatalf("status %d: %s", resp.StatusCode, out)
+		}
+		return out
+	}
+	answer := do(b, e.url+"/mcp", "", call)
+	canned := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+	}))
+	defer canned.Close()
+	cs := e.client(b, nil) // opens a session the plain client then uses
+	sid := cs.ID()
+	run := func(url, sid, body string) func(b *testing.B) {
+		return func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				do(b, url, sid, body)
+			}
+		}
+	}
+	b.Run("canned answer", run(canned.URL, "", call))
+	b.Run("sessionless", run(e.url+"/mcp", "", call))
+	b.Run("session", run(e.url+"/mcp", sid, call))
+	b.Run("session via go-sdk", run(e.url+"/mcp", sid, viaSDK))
 }
