@@ -339,5 +339,17 @@ func TestToolListBytes(t *testing.T) {
 				sizes[toolkit.ModeAll][0], sizes[toolkit.ModeAll][1], sizes[toolkit.ModeSearch][0], sizes[toolkit.ModeSearch][1], auto)
 		}
 	}
+	// Per toolset (option toolsets), as listed flat: what enabling one toolset costs.
+	table.WriteString("\n| toolset | tools | bytes | read-only: tools, bytes |\n|---|---|---|---|\n")
+	reg := declared()
+	for _, ts := range reg.Toolsets() {
+		f := toolkit.Filter{Toolsets: []string{ts}}
+		names, size := connect(t, mcpserver.Options{Registry: reg, Filter: f, ToolMode: toolkit.ModeAll}, false, nil).list(t)
+		roNames, roSize := connect(t, mcpserver.Options{Registry: reg, Filter: f, ToolMode: toolkit.ModeAll}, true, nil).list(t)
+		if len(names) == 0 {
+			t.Errorf("toolset %s lists no tools", ts)
+		}
+		fmt.Fprintf(&table, "| %s | %d | %d | %d, %d |\n", ts, len(names), size, len(roNames), roSize)
+	}
 	t.Log(table.String())
 }
