@@ -107,8 +107,6 @@ func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func formatInt(n int64) string { return strconv.FormatInt(n, 10) }
-
 // guardedPath reports whether a path is an MCP or API endpoint.
 func guardedPath(p string) bool {
 	return p == "/mcp" || strings.HasPrefix(p, "/mcp/") || p == "/sse" || p == "/messages" || strings.HasPrefix(p, "/api/")

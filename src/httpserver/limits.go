@@ -33,6 +33,9 @@ const (
 	DefaultBodyReadTimeout = 30 * time.Second
 	// DefaultIdleTimeout closes keep-alive connections that carry no request.
 	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultStreamWriteTimeout is how long one write of an answer or stream event may wait for
+	// a client to read (streamWriter).
+	DefaultStreamWriteTimeout = 30 * time.Second
 )
 
 // countMessages returns how many JSON-RPC messages body holds: the number of elements of a
@@ -97,7 +100,7 @@ func (s *Server) admitBody(c echo.Context) bool {
 		var he *echo.HTTPError
 		switch {
 		case errors.As(err, &mbe), errors.As(err, &he):
-			_ = c.JSON(http.StatusRequestEntityTooLarge, map[string]any{"error": "request body too large: the limit is " + strconv.FormatInt(s.o.BodyLimit>>10, 10) + " KB (body_limit_kb)"})
+			s.tooLarge(c)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			c.Response().Header().Set("Connection", "close")
 			_ = c.JSON(http.StatusRequestTimeout, map[string]any{"error": "the request body did not arrive in time"})
@@ -108,6 +111,62 @@ func (s *Server) admitBody(c echo.Context) bool {
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	return s.admitMessages(c, body)
+}
+
+// tooLarge answers a body over the limit.
+func (s *Server) tooLarge(c echo.Context) {
+	c.Response().Header().Set("Connection", "close") // the rest of the body is not read
+	_ = c.JSON(http.StatusRequestEntityTooLarge, map[string]any{"error": "request body too large: the limit is " + strconv.FormatInt(s.o.BodyLimit>>10, 10) + " KB (body_limit_kb)"})
+}
+
+// bodyLimit refuses a body whose declared length is over the limit before reading any of it,
+// and caps one sent without a length (chunked) so reading it fails at the limit (admitBody and
+// the transports then answer with tooLarge's message).
+func (s *Server) bodyLimit(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.ContentLength > s.o.BodyLimit {
+			s.tooLarge(c)
+			return nil
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, s.o.BodyLimit)
+		}
+		return next(c)
+	}
+}
+
+// streamWriter gives every write of an answer — a JSON body, an SSE event of a stream that stays
+// open for hours — StreamWriteTimeout to reach the client. A client that stops reading fills the
+// socket's buffers, and its next write fails instead of blocking forever; the transport then ends
+// the stream and its session, and what it had queued for that client is freed (issue 15's
+// hostile-client test: six unread legacy SSE streams held 150 MB of queued answers). It is a
+// deadline per write, set right before it, so a stream that is merely quiet is never cut.
+type streamWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (w *streamWriter) Write(p []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *streamWriter) Flush() {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	_ = w.rc.Flush()
+}
+
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// writeDeadlines wraps the answer of every MCP route in a streamWriter.
+func (s *Server) writeDeadlines(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		resp := c.Response()
+		resp.Writer = &streamWriter{ResponseWriter: resp.Writer, rc: http.NewResponseController(resp.Writer), timeout: s.o.StreamWriteTimeout}
+		return next(c)
+	}
 }
 
 func rateLimited(c echo.Context, wait time.Duration, msg string) {
@@ -194,6 +253,9 @@ func (s *Server) inFlightLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		ip := c.RealIP()
 		if !s.inFlight.acquire(ip) {
 			c.Response().Header().Set("Retry-After", "5")
+			// Without it Go's server holds the answer until the refused request's body has
+			// arrived (it would read it to reuse the connection).
+			c.Response().Header().Set("Connection", "close")
 			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": tooManyConns(ip, s.inFlight.max)})
 		}
 		defer s.inFlight.release(ip)

@@ -58,6 +58,7 @@ type Options struct {
 	ReadHeaderTimeout   time.Duration
 	BodyReadTimeout     time.Duration
 	IdleTimeout         time.Duration
+	StreamWriteTimeout  time.Duration
 }
 
 // Server is the running HTTP side of hamcp.
@@ -88,6 +89,7 @@ func New(o Options) *Server {
 	o.ReadHeaderTimeout = orDefault(o.ReadHeaderTimeout, DefaultReadHeaderTimeout)
 	o.BodyReadTimeout = orDefault(o.BodyReadTimeout, DefaultBodyReadTimeout)
 	o.IdleTimeout = orDefault(o.IdleTimeout, DefaultIdleTimeout)
+	o.StreamWriteTimeout = orDefault(o.StreamWriteTimeout, DefaultStreamWriteTimeout)
 	s := &Server{o: o, sessions: newSessionTable(o.MaxSessionsPerIP, o.MaxSessionsPerToken), inFlight: newIPCounter(o.MaxConnsPerIP)}
 	o.Builder.OnSessionEnded(func(key string) {
 		if sid, ok := strings.CutPrefix(key, "mcp:"); ok {
@@ -133,10 +135,10 @@ func New(o Options) *Server {
 	}
 	e.Use(s.inFlightLimit)
 	e.Use(s.bodyDeadline)
-	e.Use(middleware.BodyLimit(byteSize(o.BodyLimit)))
+	e.Use(s.bodyLimit)
 
 	e.GET("/mcp/health", s.health)
-	authed := e.Group("", s.authenticate)
+	authed := e.Group("", s.writeDeadlines, s.authenticate)
 	authed.GET("/mcp/tools", s.toolList)
 	authed.Any("/mcp", s.mcp)
 	authed.Any("/mcp/", s.mcp) // a connector URL pasted with a trailing slash
@@ -159,7 +161,8 @@ func (s *Server) Handler() http.Handler { return s.e }
 // in-flight calls get grace to finish before connections are closed.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
 	// No WriteTimeout: it would cut open SSE streams. Bodies get a per-request read deadline
-	// (bodyDeadline) instead of ReadTimeout, for the same reason.
+	// (bodyDeadline) instead of ReadTimeout, and answers a deadline per write (streamWriter),
+	// for the same reason.
 	cl := newConnLimitListener(ln, s.o.MaxConnsPerIP, s.o.TrustedProxies)
 	srv := &http.Server{Handler: s.e, ReadHeaderTimeout: s.o.ReadHeaderTimeout, IdleTimeout: s.o.IdleTimeout,
 		ConnState: cl.connState, ErrorLog: slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelWarn)}
@@ -192,8 +195,4 @@ func orDefault[T int | time.Duration](v, def T) T {
 		return def
 	}
 	return v
-}
-
-func byteSize(n int64) string {
-	return formatInt(n/1024) + "K"
 }

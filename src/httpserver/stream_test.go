@@ -1,0 +1,99 @@
+package httpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hamcp/hamcp/src/mcpserver"
+	"github.com/hamcp/hamcp/src/toolkit"
+)
+
+type bigArgs struct {
+	KB int `json:"kb" validate:"min=1,max=90"`
+}
+
+// TestUnreadStreamIsEnded reproduces the hostile client of issue 15's fault tests: it opens a
+// legacy SSE stream, never reads it, and POSTs calls whose answers queue up behind it (the
+// transport accepts every POST with 202). Six such streams held 150 MB; now the first write that
+// cannot reach the client within StreamWriteTimeout ends the stream and its session, so later
+// POSTs are refused and the queued answers are freed.
+func TestUnreadStreamIsEnded(t *testing.T) {
+	t.Parallel()
+	reg := toolkit.NewRegistry()
+	reg.Add(toolkit.Define(toolkit.Spec[bigArgs, map[string]string]{
+		Name: "t_big", Toolset: "t", Description: "answers kb kilobytes", ReadOnly: true,
+		Handler: func(ctx context.Context, c *toolkit.Call, a bigArgs) (map[string]string, error) {
+			return map[string]string{"data": strings.Repeat("x", a.KB<<10)}, nil
+		},
+	}))
+	s := New(Options{Builder: mcpserver.New(mcpserver.Options{Name: "t", Version: "1", Registry: reg}),
+		Verifier: credentialVerifier{}, StreamWriteTimeout: 200 * time.Millisecond})
+	base := serve(t, s)
+	endpoint, _ := openSSE(t, base, "full", nil) // read up to the endpoint event, then never again
+	if r := post(t, endpoint, "full", initCall, nil); r.StatusCode != http.StatusAccepted {
+		t.Fatalf("initialize: %d", r.StatusCode)
+	}
+	post(t, endpoint, "full", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
+	deadline := time.Now().Add(10 * time.Second)
+	accepted := 0
+	for i := 0; ; i++ {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %d answers (%d MB) queued behind an unread stream, its session still takes more", accepted, accepted*80>>10)
+		}
+		resp := post(t, endpoint, "full", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t_big","arguments":{"kb":80}}}`, i+2), nil)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted {
+			if resp.StatusCode != http.StatusNotFound {
+				t.Fatalf("POST to an ended session: %d, want 404", resp.StatusCode)
+			}
+			t.Logf("the session ended after %d answers were queued (%d KB)", accepted, accepted*80)
+			break
+		}
+		accepted++
+	}
+	// The stream's place under the session caps is free again.
+	s.sessions.mu.Lock()
+	defer s.sessions.mu.Unlock()
+	if len(s.sessions.bound) != 0 {
+		t.Fatalf("%d sessions still bound after the stream ended", len(s.sessions.bound))
+	}
+}
+
+// TestOversizeBodiesNameTheLimit: a body over body_limit_kb is refused with 413 and a message that
+// names the option, whether it declares its length (refused before it is read) or is chunked
+// (refused when reading passes the limit); the connection is closed rather than drained.
+func TestOversizeBodiesNameTheLimit(t *testing.T) {
+	t.Parallel()
+	base := startSecured(t, Options{BodyLimit: 64 << 10})
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 100<<10) + `"}}`
+	for _, chunked := range []bool{false, true} {
+		t.Run(fmt.Sprintf("chunked=%v", chunked), func(t *testing.T) {
+			var body io.Reader = strings.NewReader(big)
+			if chunked {
+				body = io.MultiReader(strings.NewReader(big)) // no length: sent chunked
+			}
+			req, _ := http.NewRequest(http.MethodPost, base+"/mcp", body)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer full")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Fatalf("status %d, want 413", resp.StatusCode)
+			}
+			if msg := jsonError(t, resp); !strings.Contains(msg, "64 KB (body_limit_kb)") {
+				t.Fatalf("message %q does not name the limit and its option", msg)
+			}
+			if !resp.Close {
+				t.Error("the connection is kept open after a refused body")
+			}
+		})
+	}
+}
