@@ -70,6 +70,9 @@ type App struct {
 type Options struct {
 	Logger *slog.Logger
 	NoAuth bool // demo only, loopback only (checked by the caller and again in HTTPServer)
+	// HATimeout bounds each call to Home Assistant and the health check's; 0 means 2 minutes
+	// (the fault tests make it short).
+	HATimeout time.Duration
 }
 
 // New builds every part and starts the background connections (HA WebSocket).
@@ -85,7 +88,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	if cfg.HAAPIToken() == "" {
 		return nil, &config.Error{Option: "ha_token", Source: "configuration", Reason: "is required outside the add-on: create a long-lived access token in your Home Assistant profile and set HA_TOKEN"}
 	}
-	ha, err := homeassistant.New(homeassistant.Config{BaseURL: base, Token: cfg.HAAPIToken(), Logger: logger.With("backend", "home_assistant")})
+	ha, err := homeassistant.New(homeassistant.Config{BaseURL: base, Token: cfg.HAAPIToken(), Logger: logger.With("backend", "home_assistant"), Timeout: o.HATimeout})
 	if err != nil {
 		return nil, &config.Error{Option: "ha_url", Source: "configuration", Value: base, Reason: err.Error()}
 	}
@@ -131,8 +134,10 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		a.Close()
 		return nil, &config.Error{Option: "confirm_trusted", Source: "configuration", Value: strings.Join(cfg.ConfirmTrusted, ","), Reason: err.Error()}
 	}
-	// Commands end on SIGTERM (ctx) or Close, whichever comes first, with everything they started.
-	cmdStop, stopCommands := context.WithCancel(ctx)
+	// Commands end with everything they started at Close, which runs once the server stopped:
+	// on SIGTERM a running command gets shutdown_grace to finish, like any other call (a call
+	// still running when the grace ends is cancelled with its connection, which ends its tree).
+	cmdStop, stopCommands := context.WithCancel(context.WithoutCancel(ctx))
 	a.closers = append(a.closers, func() error { stopCommands(); return nil })
 	a.Registry = registry(deps, pm, st, files, dbtools.Deps{DB: rec, HA: ha},
 		systools.Deps{Files: files, Stop: cmdStop, CommandEnv: cfg.CommandEnv, SupervisorToken: cfg.SupervisorToken})
@@ -307,6 +312,9 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 }
 
 func (a *App) haHealth(ctx context.Context) (bool, any) {
+	// No longer than a call may wait: an HA too slow for tool calls is not healthy.
+	ctx, cancel := context.WithTimeout(ctx, a.HA.Timeout())
+	defer cancel()
 	err := a.HA.Ping(ctx)
 	m := a.HA.Mirror()
 	detail := map[string]any{"reachable": err == nil, "live_updates": m.Live(), "entities": m.Len()}

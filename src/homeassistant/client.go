@@ -24,6 +24,9 @@ type Config struct {
 	// dial, TLS and header timeouts.
 	HTTPClient *http.Client
 	Logger     *slog.Logger
+	// Timeout bounds each REST and WebSocket call whose context has no deadline of its own, so a
+	// Home Assistant that stops answering fails calls instead of holding them; 0 means 2 minutes.
+	Timeout time.Duration
 }
 
 // Client talks to one Home Assistant instance. REST methods work right after New; WebSocket
@@ -47,7 +50,7 @@ type Client struct {
 	setupTimeout  time.Duration
 	writeTimeout  time.Duration
 	readLimit     int64
-	restTimeout   time.Duration
+	callTimeout   time.Duration // Config.Timeout
 
 	ws wsState
 }
@@ -56,7 +59,7 @@ type Client struct {
 // authenticate within 10 s, and get_states on a large install is tens of megabytes.
 const (
 	defaultBackoffBase   = 500 * time.Millisecond
-	defaultBackoffCap    = 30 * time.Second
+	defaultBackoffCap    = 4 * time.Second // HA back after any outage is found within 5 s; a refused dial costs it nothing
 	defaultStableAfter   = 10 * time.Second
 	defaultPingInterval  = 30 * time.Second
 	defaultPongTimeout   = 10 * time.Second
@@ -64,7 +67,7 @@ const (
 	defaultSetupTimeout  = 60 * time.Second
 	defaultWriteTimeout  = 10 * time.Second
 	defaultReadLimit     = 128 << 20
-	defaultRESTTimeout   = 2 * time.Minute
+	defaultCallTimeout   = 2 * time.Minute
 )
 
 // New validates cfg and builds a client. It does not contact Home Assistant.
@@ -99,7 +102,10 @@ func New(cfg Config) (*Client, error) {
 		setupTimeout:  defaultSetupTimeout,
 		writeTimeout:  defaultWriteTimeout,
 		readLimit:     defaultReadLimit,
-		restTimeout:   defaultRESTTimeout,
+		callTimeout:   defaultCallTimeout,
+	}
+	if cfg.Timeout > 0 {
+		c.callTimeout = cfg.Timeout
 	}
 	if c.http == nil {
 		c.http = defaultHTTPClient()
@@ -111,6 +117,9 @@ func New(cfg Config) (*Client, error) {
 
 // BaseURL is the normalised HA root the client talks to (no token, safe to show).
 func (c *Client) BaseURL() string { return c.base }
+
+// Timeout is how long a call without a deadline of its own waits for Home Assistant (Config.Timeout).
+func (c *Client) Timeout() time.Duration { return c.callTimeout }
 
 // Mirror is the live, in-memory copy of all entity states. It fills after Start connects.
 func (c *Client) Mirror() *StateMirror { return c.mirror }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -274,6 +275,21 @@ func TestNewValidatesToken(t *testing.T) {
 		}
 		if tt.token != "" && strings.Contains(err.Error(), strings.TrimSpace(tt.token)) && strings.TrimSpace(tt.token) != "" {
 			t.Fatalf("error echoes the token: %v", err)
+		}
+	}
+}
+
+// TestBackoffSeesHABackWithin5s: however long HA was down (a restart takes a minute or more,
+// the Supervisor updating it longer), the wait before the next attempt leaves room for the
+// attempt itself within 5 s of HA being back. The cap was 30 s: after a minute's restart hamcp
+// could stay away for half a minute with HA up.
+func TestBackoffSeesHABackWithin5s(t *testing.T) {
+	c, _ := New(Config{BaseURL: "http://ha:8123", Token: "t"})
+	for attempt := 0; attempt < 64; attempt++ {
+		for i := 0; i < 20; i++ {
+			if d := c.backoff(attempt); d > 4*time.Second {
+				t.Fatalf("attempt %d waits %v: HA back meanwhile is seen only after that", attempt, d)
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // Response size bounds: state lists and logs on a big install are large but not unbounded, and
@@ -54,9 +55,13 @@ func (c *Client) roundTrip(ctx context.Context, req request, read func(*http.Res
 	if accept == "" {
 		accept = "application/json"
 	}
-	backend := httpx.Backend{Name: "homeassistant", Base: c.base, HTTP: c.http, Timeout: c.restTimeout, MaxErrorBody: maxErrorBody,
+	budget := c.callTimeout // what Do gives a call without a deadline
+	if _, ok := ctx.Deadline(); ok {
+		budget = budgetOf(ctx)
+	}
+	backend := httpx.Backend{Name: "homeassistant", Base: c.base, HTTP: c.http, Timeout: c.callTimeout, MaxErrorBody: maxErrorBody,
 		Status:      func(status int, body []byte) error { return parseErrorBody(status, body) },
-		Unreachable: c.transportError,
+		Unreachable: func(err error, cancelled bool) error { return c.transportError(err, cancelled, budget) },
 	}
 	var readBody func(*http.Response) error
 	if read != nil {
@@ -71,11 +76,15 @@ func (c *Client) roundTrip(ctx context.Context, req request, read func(*http.Res
 }
 
 // transportError separates "the caller gave up" from "HA is unreachable or too slow".
-func (c *Client) transportError(err error, cancelled bool) error {
+func (c *Client) transportError(err error, cancelled bool, budget time.Duration) error {
 	if cancelled {
 		return fmt.Errorf("homeassistant: request to %s cancelled: %w", c.base, context.Canceled)
 	}
-	return unavailable(c.base, httpx.Cause(err))
+	cause := httpx.Cause(err)
+	if errors.Is(cause, context.DeadlineExceeded) {
+		cause = fmt.Errorf("no answer within %s: %w", budget, context.DeadlineExceeded)
+	}
+	return unavailable(c.base, cause)
 }
 
 // getJSON decodes a JSON answer into out.

@@ -315,13 +315,16 @@ func (c *Client) Call(ctx context.Context, msgType string, payload any, out any)
 	if msgType == "" {
 		return errors.New(`homeassistant: message type is empty, e.g. "config/area_registry/list"`)
 	}
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	budget := budgetOf(ctx)
 	s, err := c.waitSession(ctx)
 	if err != nil {
-		return err
+		return c.noAnswer(ctx, msgType, budget, err)
 	}
 	raw, err := s.call(ctx, msgType, payload, nil)
 	if err != nil {
-		return err
+		return c.noAnswer(ctx, msgType, budget, err)
 	}
 	if out == nil || len(raw) == 0 {
 		return nil
@@ -330,4 +333,33 @@ func (c *Client) Call(ctx context.Context, msgType string, payload any, out any)
 		return fmt.Errorf("homeassistant: decoding %s result: %w", msgType, err)
 	}
 	return nil
+}
+
+// bound gives a call without a deadline of its own the client's (Config.Timeout): a Home
+// Assistant that stops answering must fail calls, not hold them and their callers forever.
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.callTimeout)
+}
+
+// noAnswer words a call that ran out of time as Home Assistant not answering (ErrUnavailable,
+// naming the command and how long it waited), where the bare context error would tell the
+// model nothing.
+func (c *Client) noAnswer(ctx context.Context, msgType string, budget time.Duration, err error) error {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	what := "no answer to " + msgType
+	if errors.Is(err, ErrUnavailable) { // waitSession: still connecting when time ran out
+		what = "not connected, so " + msgType + " was not sent,"
+	}
+	return unavailable(c.wsURL, fmt.Errorf("%s within %s: %w", what, budget, context.DeadlineExceeded))
+}
+
+// budgetOf is how long a call with ctx may still take, for error messages.
+func budgetOf(ctx context.Context) time.Duration {
+	dl, _ := ctx.Deadline()
+	return time.Until(dl).Round(time.Millisecond)
 }

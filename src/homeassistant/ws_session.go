@@ -278,7 +278,11 @@ func (s *wsSession) fail(cause error) {
 	if s.ctx.Err() != nil && !errors.Is(cause, errSessionClosed) {
 		cause = errSessionClosed
 	}
-	s.err = unavailable(s.where, fmt.Errorf("websocket connection lost: %w", cause))
+	lost := "websocket connection lost, reconnecting"
+	if errors.Is(cause, errSessionClosed) {
+		lost = "websocket connection lost" // we closed it: no reconnect follows
+	}
+	s.err = unavailable(s.where, fmt.Errorf("%s: %w", lost, cause))
 	pending := s.pending
 	s.pending = map[int64]*pendingCall{}
 	s.events = map[int64]func(json.RawMessage){}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // SupervisorAPI calls the Supervisor through core (WS supervisor/api, administrators only), for
@@ -23,6 +24,15 @@ func (c *Client) SupervisorAPI(ctx context.Context, method, endpoint string, bod
 	// still bounds them); reads keep core's 10 s.
 	if method != http.MethodGet {
 		msg["timeout"] = nil
+		if _, ok := ctx.Deadline(); !ok { // longer than Call's own bound, as the Supervisor's client allows
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, supervisorActionTimeout)
+			defer cancel()
+		}
 	}
 	return c.Call(ctx, "supervisor/api", msg, out)
 }
+
+// supervisorActionTimeout bounds a Supervisor action through core: an add-on install or a backup
+// takes minutes (src/supervisor's client allows the same).
+const supervisorActionTimeout = 10 * time.Minute

@@ -226,9 +226,45 @@ func (e *Engine) holdLocked(st *ruleState, i int, t *Trigger, key string, ev hub
 		if !ok || cur.gen != gen || cur.held[key] != h || e.closed {
 			return
 		}
-		h.fired, h.timer = true, nil
+		h.timer = nil
+		// The event that broke the state may never have come: events sent while the eventsocket
+		// was down are lost, and the resync after the reconnect updates the cache without
+		// replaying them. So the state is read again before acting on it.
+		if !e.stillHolds(t, ev) {
+			delete(cur.held, key)
+			return
+		}
+		h.fired = true
 		e.fireLocked(cur, i, ev)
 	})
+}
+
+// stillHolds reports whether a duration trigger's state, begun by ev, holds in the hub cache
+// now: the attribute still has ev's value (a trigger without a value) or still satisfies the
+// trigger (with matchMode all, on every device).
+func (e *Engine) stillHolds(t *Trigger, ev hubitat.Event) bool {
+	if e.o.Hub == nil {
+		return true
+	}
+	d, ok := e.o.Hub.Cache().Get(ev.DeviceID)
+	if !ok {
+		return false
+	}
+	a, ok := d.Attribute(t.Attribute)
+	if !ok {
+		return false
+	}
+	if t.Value == nil {
+		same, err := Compare("equals", a.Value.String(), ev.Value.String())
+		return same && err == nil
+	}
+	if !valueHolds(t, a.Value.String()) {
+		return false
+	}
+	if devices := triggerDevices(t); t.MatchMode == matchAll && len(devices) > 1 {
+		return e.allHold(t, devices, ev.DeviceID)
+	}
+	return true
 }
 
 // allHold reports whether every device other than the one that sent the event holds the

@@ -290,6 +290,13 @@ func (h *Home) RecorderPath() string { return h.layout.RecorderPath() }
 // Model is the home model itself, for tests that assert on state directly.
 func (h *Home) Model() *home.Home { return h.model }
 
+// Faults switches HA's slow answers and 500s on and off; SetDown is a restart, DropClients a
+// network failure.
+func (h *Home) Faults() *hass.Faults { return h.srv.Faults() }
+
+// DropClients resets every WebSocket connection to HA, with no close handshake.
+func (h *Home) DropClients() { h.srv.DropClients() }
+
 // Stop makes HA unreachable (SetDown(true)).
 func (h *Home) Stop() { h.SetDown(true) }
 

@@ -63,6 +63,8 @@ type Server struct {
 
 	mu    sync.Mutex
 	conns map[*wsConn]bool
+
+	faults *Faults // faults.go
 }
 
 // New builds the server (no listener: the caller serves Handler()).
@@ -79,7 +81,7 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{o: o, h: o.Home, rec: o.Recorder, log: o.Logger, conns: map[*wsConn]bool{}}
+	s := &Server{o: o, h: o.Home, rec: o.Recorder, log: o.Logger, conns: map[*wsConn]bool{}, faults: newFaults()}
 	users := o.Home.Users()
 	s.tokens = map[string]*user{
 		o.AdminToken:  {User: users[0]},
@@ -92,19 +94,24 @@ func New(o Options) (*Server, error) {
 }
 
 // Handler serves /api/..., /api/websocket and, with Options.Auth, /auth/....
-func (s *Server) Handler() http.Handler { return s.loginHandler(s.mux) }
+func (s *Server) Handler() http.Handler { return s.faults.wrap(s.loginHandler(s.mux)) }
 
 // CloseClients drops every WebSocket client (a restart, or HA going down).
 func (s *Server) CloseClients() {
+	for _, c := range s.clients() {
+		c.close()
+	}
+}
+
+// clients is a snapshot of the connected WebSocket clients.
+func (s *Server) clients() []*wsConn {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	conns := make([]*wsConn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
 	}
-	s.mu.Unlock()
-	for _, c := range conns {
-		c.close()
-	}
+	return conns
 }
 
 // authenticate resolves the bearer token; nil means 401.

@@ -140,7 +140,11 @@ func authSchemaError(m map[string]any) string {
 	return ""
 }
 
-func (c *wsConn) close() {
+func (c *wsConn) close() { c.end(true) }
+
+// end closes the connection once: with a close handshake (graceful), or by dropping the TCP
+// connection (DropClients).
+func (c *wsConn) end(graceful bool) {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -154,6 +158,10 @@ func (c *wsConn) close() {
 		cancel()
 	}
 	c.cancel()
+	if !graceful {
+		_ = c.c.CloseNow()
+		return
+	}
 	// the close handshake waits for the peer; never hold up the caller
 	// (which may be this connection's own read loop, e.g. during a restart)
 	go func() { _ = c.c.Close(websocket.StatusNormalClosure, "") }()
@@ -265,29 +273,23 @@ func (c *wsConn) readLoop() {
 		}
 		if list, ok := v.([]any); ok {
 			for _, m := range list {
-				c.handle(m)
+				if c.faultCommand(m) {
+					c.handle(m)
+				}
 			}
 			continue
 		}
-		c.handle(v)
+		if c.faultCommand(v) {
+			c.handle(v)
+		}
 	}
 }
 
 // handle applies HA's per-message rules: format, increasing ids, command lookup.
 func (c *wsConn) handle(v any) {
 	m, isMap := v.(map[string]any)
-	var id int64
-	valid := false
-	if isMap {
-		if n, ok := m["id"].(json.Number); ok && !strings.ContainsAny(string(n), ".eE") {
-			if i, err := n.Int64(); err == nil && i > 0 {
-				id = i
-				t, ok := m["type"].(string)
-				valid = ok && t != ""
-			}
-		}
-	}
-	if !valid {
+	id := wsID(m)
+	if id == 0 {
 		var rid any = int64(0)
 		if isMap {
 			rid = toGoNumbers(m["id"])
@@ -325,6 +327,19 @@ func (c *wsConn) handle(v any) {
 		}
 	}()
 	cmd.handle(c, id, m)
+}
+
+// wsID is a well-formed command's id: a positive integer, with a non-empty type beside it; 0 otherwise.
+func wsID(m map[string]any) int64 {
+	n, ok := m["id"].(json.Number)
+	if !ok || strings.ContainsAny(string(n), ".eE") {
+		return 0
+	}
+	i, err := n.Int64()
+	if t, _ := m["type"].(string); err != nil || i <= 0 || t == "" {
+		return 0
+	}
+	return i
 }
 
 func (c *wsConn) setLast(id int64) {

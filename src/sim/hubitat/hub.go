@@ -125,6 +125,8 @@ type Hub struct {
 	pushQ    chan []byte
 	pushWG   sync.WaitGroup
 	pushHTTP *http.Client
+
+	faults faults // injected trouble (faults.go)
 }
 
 // New builds a hub with the demo house. It does not listen until Start.

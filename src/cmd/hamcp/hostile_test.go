@@ -1,0 +1,342 @@
+package main
+
+// Hostile clients against the real binary (issue 15): SSE streams nobody reads, a flood of
+// initialize requests, 10 MB bodies — all at once, from their own addresses, while a
+// well-behaved client works beside them. The limits are unit-tested in src/httpserver
+// (security_test.go) on small numbers; here they hold with the production defaults in the
+// process a user runs, and its memory stays bounded.
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hamcp/hamcp/src/loadgen"
+)
+
+// vmRSS is a process's resident set in bytes (VmRSS in /proc/PID/status).
+func vmRSS(pid int) (int64, error) {
+	kib, err := loadgen.RSSKiB(pid)
+	return kib << 10, err
+}
+
+// hostileRequest sends a request from client IP ip (X-Forwarded-For; the demo trusts loopback
+// as a proxy here, so each hostile client is its own client IP, as behind the add-on's ingress).
+func (p *demoProc) hostileRequest(ctx context.Context, client *http.Client, method, path, ip string, body io.Reader, hdr map[string]string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+p.addr+path, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+p.info.Token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Forwarded-For", ip)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return client.Do(req)
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}`
+
+// TestHostileClients: while clients hold SSE streams they never read (and make the server write
+// into them), flood initialize and send 10 MB bodies, a well-behaved client's calls all succeed;
+// every refusal is the documented status (413, 429 with Retry-After); RSS stays bounded.
+func TestHostileClients(t *testing.T) {
+	t.Parallel()
+	p := startDemoProc(t, "--rate-limit", "0", "--trusted-proxies", "127.0.0.1/32")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pid := p.pid()
+
+	// A few calls first, so the baseline includes what any client's first calls allocate.
+	if _, err := loadgen.Run(ctx, loadgen.Config{Mode: loadgen.ModeSessionless, URL: p.info.MCPURL, Token: p.info.Token,
+		Calls: cachedReads, Concurrency: 2, Count: 50, Headers: [][2]string{{"X-Forwarded-For", "192.0.2.1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	baseline, err := vmRSS(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peak atomic.Int64
+	sampling := make(chan struct{})
+	var sampled sync.WaitGroup
+	sampled.Go(func() {
+		for {
+			if r, err := vmRSS(pid); err == nil && r > peak.Load() {
+				peak.Store(r)
+			}
+			select {
+			case <-sampling:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	})
+
+	// Streams nobody reads: each hostile connection gets a client of its own, so the streams
+	// stay open (and unread) on their own connections.
+	unread := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	var streams []*http.Response
+	defer func() {
+		for _, s := range streams {
+			s.Body.Close()
+		}
+	}()
+	// Legacy SSE sessions: the answers to POSTs on /messages travel down the stream, so the
+	// server writes tool lists (hundreds of KB each) into sockets nobody drains.
+	const sseStreams, postsPerStream = 6, 30
+	var endpoints []string
+	for range sseStreams {
+		resp, err := p.hostileRequest(ctx, unread, http.MethodGet, "/sse", "198.51.100.1", nil, nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET /sse: %v %v", err, resp)
+		}
+		streams = append(streams, resp)
+		sc := bufio.NewScanner(resp.Body) // read the endpoint event only, never again
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				endpoints = append(endpoints, data)
+				break
+			}
+		}
+	}
+	if len(endpoints) != sseStreams {
+		t.Fatalf("%d endpoint events for %d streams", len(endpoints), sseStreams)
+	}
+	// Streamable sessions with a GET stream open and never read.
+	const getStreams = 6
+	for range getStreams {
+		resp, err := p.hostileRequest(ctx, unread, http.MethodPost, "/mcp", "198.51.100.2", strings.NewReader(initializeBody), nil)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("initialize: %v %v", err, resp)
+		}
+		sid := resp.Header.Get("Mcp-Session-Id")
+		resp.Body.Close()
+		hdr := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"}
+		if resp, err := p.hostileRequest(ctx, unread, http.MethodPost, "/mcp", "198.51.100.2", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), hdr); err == nil {
+			resp.Body.Close()
+		}
+		get, err := p.hostileRequest(ctx, unread, http.MethodGet, "/mcp", "198.51.100.2", nil, hdr)
+		if err != nil || get.StatusCode != http.StatusOK {
+			t.Fatalf("GET /mcp stream: %v %v", err, get)
+		}
+		streams = append(streams, get)
+	}
+	held := sseStreams + getStreams // sessions of the token held by the hostile streams
+
+	// The well-behaved client, alongside everything below: a session and sessionless calls.
+	var good [2]*loadgen.Report
+	var goodErr [2]error
+	var goodWG sync.WaitGroup
+	for i, mode := range []string{loadgen.ModeSession, loadgen.ModeSessionless} {
+		goodWG.Go(func() {
+			good[i], goodErr[i] = loadgen.Run(ctx, loadgen.Config{Mode: mode, URL: p.info.MCPURL, Token: p.info.Token, Calls: cachedReads,
+				Concurrency: 1, Duration: 1500 * time.Millisecond, Timeout: 5 * time.Second, Label: "well-behaved " + mode,
+				Headers: [][2]string{{"X-Forwarded-For", fmt.Sprintf("203.0.113.%d", 10+i)}}})
+		})
+	}
+	held++ // the well-behaved session
+
+	var hostile sync.WaitGroup
+	// Answers written into the unread streams: the POSTs themselves are accepted (202) or wait
+	// for a server that cannot write; either way they must not grow the server without bound.
+	var accepted, stalled atomic.Int64
+	short := &http.Client{Timeout: 3 * time.Second}
+	for _, ep := range endpoints {
+		hostile.Go(func() {
+			for i := range postsPerStream {
+				var body string
+				switch i {
+				case 0:
+					body = initializeBody
+				case 1:
+					body = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+				default:
+					body = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)
+				}
+				resp, err := p.hostileRequest(ctx, short, http.MethodPost, ep, "198.51.100.1", strings.NewReader(body), nil)
+				if err != nil {
+					stalled.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == http.StatusAccepted {
+					accepted.Add(1)
+				} else {
+					t.Errorf("POST %s: %d", ep, resp.StatusCode)
+				}
+			}
+		})
+	}
+
+	// An initialize flood from one IP with one token: 80 at once, each body sent in two halves
+	// with a pause between, so that all are in flight together: over the 64 requests one client
+	// IP may have in flight, and then over the 32 sessions one token may hold.
+	const flood, perIPCap = 80, 64
+	type floodAnswer struct {
+		status     int
+		retryAfter string
+		body       string
+		err        error
+	}
+	answers := make([]floodAnswer, flood)
+	head := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nX-Forwarded-For: 198.51.100.3\r\nContent-Length: %d\r\n\r\n", p.addr, p.info.Token, len(initializeBody))
+	conns := make([]net.Conn, flood)
+	var floodWG sync.WaitGroup
+	for i := range flood {
+		c, err := net.Dial("tcp", p.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		conns[i] = c
+		if _, err := io.WriteString(c, head+initializeBody[:40]); err != nil {
+			t.Fatal(err)
+		}
+		floodWG.Go(func() {
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				answers[i].err = err
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			answers[i] = floodAnswer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), body: string(b)}
+		})
+	}
+	// The 64 hold their slots until their bodies arrive. (Go's server answers a refused request
+	// only once it has drained the body the client is still sending, so the refusals are seen
+	// below; a request without a body is refused at once, which is how this waits.)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := p.hostileRequest(ctx, http.DefaultClient, http.MethodGet, "/mcp/tools", "198.51.100.3", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests && strings.Contains(string(b), "limit is 64 per client IP") && resp.Header.Get("Retry-After") != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a client IP with %d requests in flight is still served: %d %.200s", flood, resp.StatusCode, b)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // every flood request's headers have been read by now
+	for _, c := range conns {
+		io.WriteString(c, initializeBody[40:]) // a refused request's connection may be closed already
+	}
+	floodWG.Wait()
+
+	// 10 MB bodies, with a length and chunked, several at once.
+	const big = 10 << 20
+	var bigStatus sync.Map
+	for i := range 6 {
+		hostile.Go(func() {
+			var body io.Reader = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", big) + `"}}`)
+			if i%2 == 1 {
+				body = io.MultiReader(body) // no length: sent chunked
+			}
+			resp, err := p.hostileRequest(ctx, &http.Client{Timeout: 10 * time.Second}, http.MethodPost, "/mcp", fmt.Sprintf("198.51.100.%d", 20+i), body, nil)
+			if err != nil {
+				bigStatus.Store(i, err.Error())
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			bigStatus.Store(i, fmt.Sprintf("%d %s", resp.StatusCode, b))
+		})
+	}
+	hostile.Wait()
+	goodWG.Wait()
+	close(sampling)
+	sampled.Wait()
+
+	// The well-behaved client: every call answered, no errors.
+	for i, r := range good {
+		if goodErr[i] != nil {
+			t.Fatalf("well-behaved client: %v", goodErr[i])
+		}
+		if r.Errors != 0 || r.OK == 0 {
+			t.Errorf("%s: %d ok, %d errors %v %v", r.Label, r.OK, r.Errors, r.ErrorsByKind, r.ErrorSamples)
+		}
+	}
+
+	// The flood: sessions up to the token's cap, then 429 with Retry-After naming the cap; no
+	// other status, no dropped connection.
+	var ok, perToken, perIP int
+	for i, a := range answers {
+		switch {
+		case a.err != nil:
+			t.Errorf("flood request %d: %v", i, a.err)
+		case a.status == http.StatusOK:
+			ok++
+		case a.status == http.StatusTooManyRequests && a.retryAfter != "" && strings.Contains(a.body, "open sessions per token"):
+			perToken++
+		case a.status == http.StatusTooManyRequests && strings.Contains(a.body, "limit is 64 per client IP"):
+			perIP++
+		default:
+			t.Errorf("flood request %d: %d (Retry-After %q) %.200s", i, a.status, a.retryAfter, a.body)
+		}
+	}
+	if perIP != flood-perIPCap || ok == 0 || ok > 32-held || ok+perToken != perIPCap {
+		t.Errorf("flood of %d: %d refused at the client IP's cap, %d sessions opened, %d refused at the token's cap; want %d, 1…%d, the rest",
+			flood, perIP, ok, perToken, flood-perIPCap, 32-held)
+	}
+
+	// 10 MB bodies: 413, or the connection closed once the limit was read (a client still
+	// sending its body may see the close before the answer). A chunked body's 413 names the
+	// limit (4096 KB, body_limit_kb); one with a Content-Length over it is refused up front by
+	// echo's BodyLimit middleware, whose answer is its generic "Request Entity Too Large".
+	bigStatus.Range(func(k, v any) bool {
+		s := v.(string)
+		if !strings.HasPrefix(s, "413 ") || k.(int)%2 == 1 && !strings.Contains(s, "4096 KB (body_limit_kb)") {
+			if !strings.Contains(s, "connection reset") && !strings.Contains(s, "broken pipe") {
+				t.Errorf("10 MB body %d: %.200s", k, s)
+			}
+		}
+		return true
+	})
+
+	// Memory: the peak stays within baseline + 96 MB. What the hostile clients make the server
+	// hold: the answers written to the unread legacy streams — the SDK's SSE transport accepts
+	// every POST (202) and queues its answer behind the blocked stream writer, so all 168 tool
+	// lists (~110 KB each, ≈ 18 MB) are held until the stream is read or closed; the 6 bodies
+	// read up to the 4 MB limit (24 MB at most); ~50 sessions (~10 KB each). Measured: +15–25 MB.
+	// 96 MB is twice the sum, and below what six unread streams fed 1,800 answers reach
+	// (+150 MB): the queue has no bound of its own, only the rate limit (100 a minute per client
+	// IP by default, off here) and the per-IP caps keep it from growing.
+	const margin = 96 << 20
+	if pk := peak.Load(); pk > baseline+margin {
+		t.Errorf("RSS peaked at %d MB, baseline %d MB: over the %d MB margin", pk>>20, baseline>>20, margin>>20)
+	}
+	// The server still answers, and its health is fine.
+	resp, err := http.Get("http://" + p.addr + "/mcp/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("health after the hostile clients: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	var sum struct {
+		ok, errs uint64
+		p99, max float64
+	}
+	for _, r := range good {
+		sum.ok, sum.errs, sum.p99, sum.max = sum.ok+r.OK, sum.errs+r.Errors, max(sum.p99, r.LatencyMS.P99), max(sum.max, r.LatencyMS.Max)
+	}
+	t.Logf("hostile: RSS baseline %d MB, peak %d MB; flood %d → %d sessions, %d per-token 429, %d per-IP 429; unread-stream POSTs %d accepted, %d stalled; "+
+		"well-behaved %d ok, %d errors, p99 %.1f ms, max %.1f ms",
+		baseline>>20, peak.Load()>>20, flood, ok, perToken, perIP, accepted.Load(), stalled.Load(), sum.ok, sum.errs, sum.p99, sum.max)
+}

@@ -1,0 +1,128 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// haCallSpec is a tool call the fault tests make.
+type haCallSpec struct {
+	tool string
+	args map[string]any
+}
+
+var (
+	// haWSCall waits on Home Assistant's WebSocket (shopping_list/items).
+	haWSCall = haCallSpec{"ha_manage_shopping_list", map[string]any{"action": "list"}}
+	// haRESTCall waits on HA's REST API (POST /api/services/light/turn_on).
+	haRESTCall = haCallSpec{"ha_call_service", map[string]any{"domain": "light", "service": "turn_on", "entity_id": []string{"light.kitchen_island"}}}
+)
+
+// TestHAConnectionLostMidCall: Home Assistant's WebSocket drops (a reset connection) or HA
+// restarts (down, then up on the same port) while tool calls wait on it. The calls in flight end
+// at once with an error that says HA is not reachable — not after their 2-minute timeout, not
+// as an opaque error; hamcp reconnects within 5 s of HA being back; a state that changed while
+// hamcp was disconnected is in its mirror afterwards; later calls succeed.
+func TestHAConnectionLostMidCall(t *testing.T) {
+	t.Parallel()
+	const (
+		failFast  = 2 * time.Second // a call in flight must end this soon after the fault
+		reconnect = 5 * time.Second // hamcp must be back this soon after HA is
+	)
+	// changeKitchen is the change nobody at hamcp's end sees: an automation or a wall switch
+	// while hamcp is disconnected.
+	changeKitchen := func(t *testing.T, e *haEnv) {
+		if _, _, err := e.home.Model().SetState("light.kitchen_ceiling", "on", map[string]any{"brightness": 77}, true, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		// inFlight are the calls waiting on HA when the fault hits.
+		inFlight []haCallSpec
+		// fault breaks the connection and returns when HA is reachable again.
+		fault func(t *testing.T, e *haEnv)
+	}{
+		{"websocket drop", []haCallSpec{haWSCall}, func(t *testing.T, e *haEnv) {
+			e.home.DropClients()
+			// hamcp waits at least a quarter second before it redials: the change lands before.
+			changeKitchen(t, e)
+			e.home.Faults().SetDelay(0)
+		}},
+		{"restart", []haCallSpec{haWSCall, haRESTCall}, func(t *testing.T, e *haEnv) {
+			if err := e.home.SetDown(true); err != nil {
+				t.Fatal(err)
+			}
+			changeKitchen(t, e)
+			e.home.Faults().SetDelay(0)
+			time.Sleep(300 * time.Millisecond) // down for a moment: hamcp's first redial fails
+			if err := e.home.SetDown(false); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := haStart(t, haOptions{})
+			cs := e.client(t)
+			for _, c := range tc.inFlight {
+				haMustOK(t, cs, c.tool, c.args)
+			}
+
+			// HA sits on every request: the calls below are in flight when the fault hits.
+			e.home.Faults().SetDelay(time.Minute)
+			var wg sync.WaitGroup
+			ended := make([]time.Time, len(tc.inFlight))
+			results := make([]haResult, len(tc.inFlight))
+			for i, c := range tc.inFlight {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					results[i] = haCall(ctx, cs, c.tool, c.args)
+					ended[i] = time.Now()
+				}()
+			}
+			haEventually(t, "calls held by HA", 5*time.Second, func() bool { return e.home.Faults().Held() >= len(tc.inFlight) })
+			reconnects := e.haStatus().Reconnects
+			faultAt := time.Now()
+			tc.fault(t, e)
+			back := time.Now()
+			wg.Wait()
+			for i, c := range tc.inFlight {
+				var words []string
+				if c.tool == haWSCall.tool {
+					words = []string{"websocket connection lost, reconnecting"}
+				}
+				haUnreachable(t, c.tool+" in flight", results[i], words...)
+				if took := ended[i].Sub(faultAt); took > failFast {
+					t.Errorf("%s in flight ended %v after the fault, want within %v", c.tool, took, failFast)
+				}
+			}
+
+			haEventually(t, "hamcp reconnected", reconnect-time.Since(back), func() bool {
+				st := e.haStatus()
+				return st.WebSocketConnected && st.Reconnects > reconnects
+			})
+			t.Logf("reconnected %v after HA was back", time.Since(back))
+			// The mirror resynced: the change made while hamcp was away is there, and tools read it.
+			haEventually(t, "mirror resynced", time.Second, func() bool {
+				s, ok := e.app.HA.Mirror().Get("light.kitchen_ceiling")
+				b, _ := json.Marshal(s.Attributes)
+				return ok && s.State == "on" && strings.Contains(string(b), `"brightness":77`)
+			})
+			got := haMustOK(t, cs, "ha_get_entity_details", map[string]any{"entity_id": "light.kitchen_ceiling"})
+			if !strings.Contains(got, `"state":"on"`) || !strings.Contains(got, "77") {
+				t.Fatalf("entity after the resync: %s", got)
+			}
+			for _, c := range tc.inFlight {
+				haMustOK(t, cs, c.tool, c.args)
+			}
+		})
+	}
+}

@@ -1,0 +1,201 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestHASlowOrFailing: Home Assistant answers late (held for seconds on the socket) or answers
+// 500s (aiohttp's error page over REST, unknown_error over the WebSocket). Each tool call ends
+// by its timeout (made short here) with an error that names the cause; /mcp/health says
+// degraded while HA misbehaves and ok once it recovers; and once it has, the process holds no
+// more goroutines than before: nothing waiting on an answer that never came was left behind.
+//
+// Not parallel: it counts the process's goroutines, which other tests' would blur (parallel
+// tests wait until the serial ones are done).
+func TestHASlowOrFailing(t *testing.T) {
+	const (
+		timeout = 300 * time.Millisecond // each call to HA (app.Options.HATimeout)
+		burst   = 8                      // calls of each kind at once
+		slack   = 2                      // goroutines at work that may come and go on their own
+	)
+	e := haStart(t, haOptions{haTimeout: timeout})
+	cs := e.client(t)
+	calls := []haCallSpec{haWSCall, haRESTCall}
+
+	// together fires burst calls of each kind at once and returns them all.
+	together := func() map[string][]haResult {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		out := map[string][]haResult{}
+		for _, c := range calls {
+			for range burst {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					defer cancel()
+					r := haCall(ctx, cs, c.tool, c.args)
+					mu.Lock()
+					out[c.tool] = append(out[c.tool], r)
+					mu.Unlock()
+				}()
+			}
+		}
+		wg.Wait()
+		return out
+	}
+	healthy := func(t *testing.T) {
+		t.Helper()
+		for tool, rs := range together() {
+			for _, r := range rs {
+				if r.err != nil || r.isError {
+					t.Fatalf("%s with HA healthy: %v %s", tool, r.err, r.text)
+				}
+			}
+		}
+		if status, ha := e.health(t); status != "ok" || ha["ok"] != true {
+			t.Fatalf("health with HA healthy: %s %v", status, ha)
+		}
+	}
+	healthy(t) // warms connection pools and caches up to the sizes a burst needs
+	before := haStacks()
+
+	for _, tc := range []struct {
+		name  string
+		on    func()
+		off   func()
+		words map[string][]string // in each tool's error
+		code  string
+	}{
+		{"slow", func() { e.home.Faults().SetDelay(5 * time.Second) }, func() { e.home.Faults().SetDelay(0) },
+			map[string][]string{
+				haWSCall.tool:   {"Home Assistant is not reachable", "no answer to shopping_list/items within 300ms"},
+				haRESTCall.tool: {"Home Assistant is not reachable", "no answer within 300ms"},
+			}, "backend_unavailable"},
+		{"500s", func() { e.home.Faults().SetFailing(true) }, func() { e.home.Faults().SetFailing(false) },
+			map[string][]string{
+				haWSCall.tool:   {"Home Assistant returned an error", "unknown_error: Unknown error"},
+				haRESTCall.tool: {"Home Assistant returned an error", "returned 500", "Server got itself in trouble"},
+			}, "backend_error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.on()
+			restored := false
+			defer func() {
+				if !restored {
+					tc.off()
+				}
+			}()
+			for tool, rs := range together() {
+				for _, r := range rs {
+					if r.err != nil || !r.isError || r.code != tc.code {
+						t.Fatalf("%s: want a %s tool error, got %v %s", tool, tc.code, r.err, r.text)
+					}
+					for _, w := range tc.words[tool] {
+						if !strings.Contains(r.text, w) {
+							t.Fatalf("%s: error lacks %q: %s", tool, w, r.text)
+						}
+					}
+					// The timeout bounds the wait; -race and a busy machine get a second on top.
+					if r.took > timeout+time.Second {
+						t.Errorf("%s took %v with a %v timeout", tool, r.took, timeout)
+					}
+				}
+			}
+			status, ha := e.health(t)
+			if errText, _ := ha["detail"].(map[string]any)["error"].(string); status != "degraded" || ha["ok"] != false || errText == "" {
+				t.Fatalf("health while HA is %s: %s %v", tc.name, status, ha)
+			}
+			t.Logf("health while HA is %s: %v", tc.name, ha["detail"])
+
+			tc.off()
+			restored = true
+			haEventually(t, "health ok again", 5*time.Second, func() bool { s, _ := e.health(t); return s == "ok" })
+			healthy(t)
+			deadline := time.Now().Add(5 * time.Second)
+			now := haStacks()
+			for ; now.busy() > before.busy()+slack; now = haStacks() {
+				if time.Now().After(deadline) {
+					t.Fatalf("goroutines at work: %d before, %d after; grown:\n%s", before.busy(), now.busy(), haGrown(before, now))
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			t.Logf("goroutines at work: %d before, %d after (%d and %d with idle connections)", before.busy(), now.busy(), before.total(), now.total())
+		})
+	}
+}
+
+// haGoroutines counts the process's goroutines by where they are.
+type haGoroutines map[string]int
+
+// haStacks reads pprof's goroutine profile, whose records group goroutines with one stack.
+func haStacks() haGoroutines {
+	var b strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+	out := haGoroutines{}
+	for _, rec := range strings.Split(b.String(), "\n\n")[1:] {
+		n, stack, ok := strings.Cut(rec, " @ ")
+		if !ok {
+			continue
+		}
+		count, _ := strconv.Atoi(strings.TrimSpace(n))
+		var frames []string // function names without offsets, innermost first
+		for _, line := range strings.Split(stack, "\n")[1:] {
+			if f := strings.Fields(line); len(f) >= 3 && f[0] == "#" {
+				fn, _, _ := strings.Cut(f[2], "+0x")
+				frames = append(frames, fn)
+			}
+		}
+		out[strings.Join(frames, " < ")] += count
+	}
+	return out
+}
+
+func (g haGoroutines) total() (n int) {
+	for _, c := range g {
+		n += c
+	}
+	return n
+}
+
+// busy leaves out what is not work in progress: keep-alive connections idling in a pool (a
+// client's read and write loops, a server's wait for the next request; their number is bounded
+// by the pools, not by the calls made) and the test's own bookkeeping.
+func (g haGoroutines) busy() (n int) {
+	for stack, c := range g {
+		if !haIdle(stack) {
+			n += c
+		}
+	}
+	return n
+}
+
+func haIdle(stack string) bool {
+	switch {
+	case strings.Contains(stack, "net/http.(*persistConn).readLoop"), strings.Contains(stack, "net/http.(*persistConn).writeLoop"):
+		return true
+	case strings.HasSuffix(stack, "net/http.(*conn).serve") && !strings.Contains(stack, "ServeHTTP"):
+		return true // between requests
+	case strings.Contains(stack, "runtime/pprof."), strings.Contains(stack, "testing.(*T).Run"):
+		return true
+	}
+	return false
+}
+
+// haGrown lists the places with more goroutines at work now than before.
+func haGrown(before, after haGoroutines) string {
+	var b strings.Builder
+	for k, n := range after {
+		if n > before[k] && !haIdle(k) {
+			fmt.Fprintf(&b, "+%d %s\n", n-before[k], k)
+		}
+	}
+	return b.String()
+}
