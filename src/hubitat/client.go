@@ -50,8 +50,11 @@ type Client struct {
 }
 
 const (
-	defaultBackoffBase  = 500 * time.Millisecond
-	defaultBackoffCap   = 30 * time.Second
+	defaultBackoffBase = 500 * time.Millisecond
+	// A hub is one box on the home's network: a connection attempt every few seconds costs it
+	// nothing, and rules hear nothing until the eventsocket is back (missed events are not
+	// replayed), so the link retries at most 4 s apart, as Home Assistant's does.
+	defaultBackoffCap   = 4 * time.Second
 	defaultStableAfter  = 10 * time.Second
 	defaultPingInterval = 60 * time.Second
 	defaultCallTimeout  = 30 * time.Second
