@@ -206,14 +206,23 @@ func (e *haEnv) haStatus() homeassistant.Status {
 func (e *haEnv) haConnected() bool { return e.haStatus().WebSocketConnected }
 
 // haUnreachable checks a failed call's error as the model reads it: the backend is named as
-// unreachable, nothing was changed, and the words include what happened.
+// unreachable, and the words include what happened. A call that never reached HA says nothing
+// changed; one that was sent and lost its answer says nothing about it (HA may have carried it
+// out) and tells the model to read the state before repeating it.
 func haUnreachable(t *testing.T, what string, r haResult, words ...string) {
 	t.Helper()
 	if r.err != nil {
 		t.Fatalf("%s: protocol error %v, want a tool error", what, r.err)
 	}
-	if !r.isError || r.code != "backend_unavailable" || !strings.Contains(r.text, "Home Assistant is not reachable") || !strings.Contains(r.text, `"changed":false`) {
-		t.Fatalf("%s: want backend_unavailable naming Home Assistant, nothing changed, got %s", what, r.text)
+	if !r.isError || r.code != "backend_unavailable" || !strings.Contains(r.text, "Home Assistant is not reachable") {
+		t.Fatalf("%s: want backend_unavailable naming Home Assistant, got %s", what, r.text)
+	}
+	sent := strings.Contains(r.text, "no answer came")
+	switch {
+	case sent && (strings.Contains(r.text, `"changed"`) || !strings.Contains(r.text, "read the state before repeating it")):
+		t.Fatalf("%s: a call HA received may have taken effect; the error must not say whether, and must say to check: %s", what, r.text)
+	case !sent && !strings.Contains(r.text, `"changed":false`):
+		t.Fatalf("%s: a call that never reached HA must say nothing changed: %s", what, r.text)
 	}
 	for _, w := range words {
 		if !strings.Contains(r.text, w) {

@@ -13,6 +13,11 @@ import (
 // proxy answering 502/503/504, or the WebSocket being down). Errors carrying it also wrap the cause.
 var ErrUnavailable = errors.New("home assistant is not reachable")
 
+// ErrNoAnswer marks an ErrUnavailable whose request had been sent when the answer failed to
+// come (a timeout, the connection lost while waiting): Home Assistant may have carried it out.
+// Callers must not report a write that failed this way as "nothing changed".
+var ErrNoAnswer = errors.New("the request was sent but no answer came")
+
 // ErrUnauthorized means Home Assistant rejected the access token (HTTP 401/403 or auth_invalid).
 var ErrUnauthorized = errors.New("home assistant rejected the access token")
 
@@ -135,4 +140,9 @@ func clean(s string) string { return httpx.CleanLine(s, maxErrorMessage) }
 // unavailable wraps a transport failure so it matches ErrUnavailable and still exposes the cause.
 func unavailable(where string, cause error) error {
 	return fmt.Errorf("%w at %s: %w", ErrUnavailable, where, cause)
+}
+
+// unanswered is unavailable for a request that had been sent (ErrNoAnswer).
+func unanswered(where string, cause error) error {
+	return fmt.Errorf("%w at %s: %w (%w)", ErrUnavailable, where, cause, ErrNoAnswer)
 }

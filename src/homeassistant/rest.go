@@ -82,7 +82,9 @@ func (c *Client) transportError(err error, cancelled bool, budget time.Duration)
 	}
 	cause := httpx.Cause(err)
 	if errors.Is(cause, context.DeadlineExceeded) {
-		cause = fmt.Errorf("no answer within %s: %w", budget, context.DeadlineExceeded)
+		// A request that ran out of time was most likely sent (connecting fails fast on a home
+		// network): HA may have carried it out.
+		return unanswered(c.base, fmt.Errorf("no answer within %s: %w", budget, context.DeadlineExceeded))
 	}
 	return unavailable(c.base, cause)
 }

@@ -351,11 +351,10 @@ func (c *Client) noAnswer(ctx context.Context, msgType string, budget time.Durat
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	what := "no answer to " + msgType
 	if errors.Is(err, ErrUnavailable) { // waitSession: still connecting when time ran out
-		what = "not connected, so " + msgType + " was not sent,"
+		return unavailable(c.wsURL, fmt.Errorf("not connected, so %s was not sent, within %s: %w", msgType, budget, context.DeadlineExceeded))
 	}
-	return unavailable(c.wsURL, fmt.Errorf("%s within %s: %w", what, budget, context.DeadlineExceeded))
+	return unanswered(c.wsURL, fmt.Errorf("no answer to %s within %s: %w", msgType, budget, context.DeadlineExceeded))
 }
 
 // budgetOf is how long a call with ctx may still take, for error messages.

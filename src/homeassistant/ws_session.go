@@ -283,6 +283,8 @@ func (s *wsSession) fail(cause error) {
 		lost = "websocket connection lost" // we closed it: no reconnect follows
 	}
 	s.err = unavailable(s.where, fmt.Errorf("%s: %w", lost, cause))
+	// Calls waiting for an answer had been sent: HA may have carried them out.
+	sentErr := unanswered(s.where, fmt.Errorf("%s: %w", lost, cause))
 	pending := s.pending
 	s.pending = map[int64]*pendingCall{}
 	s.events = map[int64]func(json.RawMessage){}
@@ -290,7 +292,7 @@ func (s *wsSession) fail(cause error) {
 	s.cancel()
 	_ = s.conn.CloseNow()
 	for _, pc := range pending {
-		pc.ch <- reply{err: s.err}
+		pc.ch <- reply{err: sentErr}
 	}
 	close(s.done)
 }

@@ -45,6 +45,11 @@ func Tools(d Deps) []*toolkit.Tool {
 func haError(err error, changed bool, next string) error {
 	var api *homeassistant.APIError
 	switch {
+	case errors.Is(err, homeassistant.ErrNoAnswer) && !changed:
+		// The request reached HA, or may have: whether it took effect is unknown (Changed unset).
+		e := toolkit.Unavailable("Home Assistant", err, "the request reached Home Assistant, which did not answer: if the call changes something it may have taken effect, so read the state before repeating it")
+		e.Changed = nil
+		return e
 	case errors.Is(err, homeassistant.ErrUnavailable):
 		return toolkit.Unavailable("Home Assistant", err, "check that Home Assistant is running, then try again; /mcp/health shows the connection")
 	case errors.Is(err, homeassistant.ErrUnauthorized):
