@@ -20,6 +20,7 @@ guards=(
   "./src/sshserver FuzzParseAuthorizedKeys"
   "./src/httpserver FuzzCountMessages"
   "./src/httpserver FuzzParseBody"
+  "./src/httpserver FuzzSinglePOSTCall"
   "./src/homeassistant FuzzDecodeFrame"
   "./src/homeassistant FuzzDecodeStatistics"
   "./src/internal/httpx FuzzLimit"

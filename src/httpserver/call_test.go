@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -309,4 +311,76 @@ func TestSessionCallKeepsTheSDKsIdleTimerAlive(t *testing.T) {
 			t.Fatalf("step %d: status %d, answered by hamcp %v (want %v): %s", i, status, plain, st.hamcp, body)
 		}
 	}
+}
+
+// FuzzSinglePOSTCall feeds any tool name and arguments to both single-POST paths of one Builder
+// (hamcp's dispatcher and the go-sdk's stateless handler) and requires the same answer.
+func FuzzSinglePOSTCall(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"t_echo", `{"text":"a<b>&","count":3}`},
+		{"t_echo", `{"text":"x","count":9}`},
+		{"t_echo", `{"text":1}`},
+		{"t_echo", `[1]`},
+		{"t_echo", `null`},
+		{"t_fail", `{"text":"boom"}`},
+		{"t_write", `{"text":"x","extra":{"deep":[1,2,{"a":null}]}}`},
+		{"t_files", `{"text":"/config"}`},
+		{"t_nope", `{}`},
+		{"", `{}`},
+		{"t_echo", `{"text":"\u00e9\ud800"}`},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	var once sync.Once
+	var fastURL, sdkURL string
+	f.Fuzz(func(t *testing.T, name, args string) {
+		if !json.Valid([]byte(args)) {
+			return // parseBody answers those before either path (FuzzParseBody)
+		}
+		once.Do(func() {
+			// Servers for the whole fuzz run: serve's cleanup would stop them after the first input.
+			b := mcpserver.New(mcpserver.Options{Name: "t", Version: "1", Registry: callRegistry()})
+			tokens := scopedTokens{"full": {authn.ScopeFull}}
+			fast, sdk := New(Options{Builder: b, Verifier: tokens}), New(Options{Builder: b, Verifier: tokens})
+			sdk.viaSDK = true
+			fastURL, sdkURL = serveForever(fast)+"/mcp", serveForever(sdk)+"/mcp"
+		})
+		nameJSON, _ := json.Marshal(name)
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":` + string(nameJSON) + `,"arguments":` + args + `}}`
+		fs, fc, fb := fuzzPost(t, fastURL, body)
+		ss, sc, sb := fuzzPost(t, sdkURL, body)
+		if fs != ss || fc != sc || !sameJSON(fb, sb) {
+			t.Fatalf("answers differ for %s\nhamcp:  %d %q %s\ngo-sdk: %d %q %s", body, fs, fc, fb, ss, sc, sb)
+		}
+	})
+}
+
+var fuzzClient = &http.Client{Timeout: 5 * time.Second}
+
+// fuzzPost is answer with a deadline: an input that hangs a path is a finding.
+func fuzzPost(t *testing.T, url, body string) (int, string, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer full")
+	resp, err := fuzzClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", body, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s: reading the answer: %v", body, err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), bytes.TrimSpace(b)
+}
+
+// serveForever runs s on a loopback port for the rest of the process.
+func serveForever(s *Server) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go func() { _ = s.Serve(context.Background(), ln, time.Second) }()
+	return "http://" + ln.Addr().String()
 }

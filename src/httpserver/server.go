@@ -181,6 +181,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		s.o.Logger.Warn("shutdown grace period ended; closing remaining connections", "grace", grace)
 		err = srv.Close()
 	}
+	// Sessions a client never ended (no DELETE) would keep the SDK's per-session goroutines and
+	// their grants past the server's life: end them, as a restart ends them for the client.
+	for _, sid := range s.sessions.ids() {
+		if ss := s.o.Builder.SessionByID(sid); ss != nil {
+			_ = ss.Close()
+		}
+	}
 	if s.limiter != nil {
 		s.limiter.stop()
 	}

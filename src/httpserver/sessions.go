@@ -67,6 +67,17 @@ func newSessionTable(perIP, perCred int) *sessionTable {
 		byCred: map[string]int{}, sdkAt: map[string]time.Time{}, now: time.Now}
 }
 
+// ids lists the sessions in the table.
+func (t *sessionTable) ids() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]string, 0, len(t.bound))
+	for sid := range t.bound {
+		out = append(out, sid)
+	}
+	return out
+}
+
 // sessionIdle is how long a session may go without a request before the SDK closes it.
 const sessionIdle = 30 * time.Minute
 

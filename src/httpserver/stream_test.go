@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -95,5 +97,42 @@ func TestOversizeBodiesNameTheLimit(t *testing.T) {
 				t.Error("the connection is kept open after a refused body")
 			}
 		})
+	}
+}
+
+// TestShutdownEndsOpenSessions: sessions whose clients never sent DELETE are ended when the
+// server stops, with their grants (the end hooks run), instead of outliving it in the SDK.
+func TestShutdownEndsOpenSessions(t *testing.T) {
+	t.Parallel()
+	b := mcpserver.New(mcpserver.Options{Name: "t", Version: "1", Registry: callRegistry()})
+	ended := make(chan string, 8)
+	b.OnSessionEnded(func(key string) { ended <- key })
+	s := New(Options{Builder: b, Verifier: scopedTokens{"full": {authn.ScopeFull}}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln, time.Second) }()
+	base := "http://" + ln.Addr().String()
+	sids := []string{initSession(t, base, "full"), initSession(t, base, "full")}
+	if n := b.OpenSessions(); n != 2 {
+		t.Fatalf("%d sessions open, want 2", n)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	deadline := time.After(5 * time.Second)
+	for range sids {
+		select {
+		case <-ended:
+		case <-deadline:
+			t.Fatalf("%d sessions still open after the server stopped", b.OpenSessions())
+		}
+	}
+	if n := b.OpenSessions(); n != 0 {
+		t.Fatalf("%d sessions open after the server stopped", n)
 	}
 }
