@@ -116,3 +116,37 @@ func BenchmarkCachedReadRaw(b *testing.B) {
 	b.Run("session", run(e.url+"/mcp", sid, call))
 	b.Run("session via go-sdk", run(e.url+"/mcp", sid, viaSDK))
 }
+
+// BenchmarkServiceCallAddedLatency compares a light toggle sent to the simulated Home Assistant
+// directly (POST /api/services/light/toggle, what the backend takes) with the same toggle as a
+// sessionless ha_call_service through hamcp (which also waits for the state change to reach its
+// mirror, so it can answer with the new state): the difference is what hamcp adds.
+func BenchmarkServiceCallAddedLatency(b *testing.B) {
+	e := startDemo(b, nil)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	post := func(b *testing.B, url, token, body string) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || bytes.Contains(out, []byte(`"isError":true`)) {
+			b.Fatalf("status %d: %s", resp.StatusCode, out)
+		}
+	}
+	b.Run("Home Assistant directly", func(b *testing.B) {
+		for b.Loop() {
+			post(b, e.d.Info.HAURL+"/api/services/light/toggle", e.d.Info.HAToken, `{"entity_id":"light.kitchen_ceiling"}`)
+		}
+	})
+	b.Run("through hamcp", func(b *testing.B) {
+		call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ha_call_service","arguments":{"domain":"light","service":"toggle","entity_id":["light.kitchen_ceiling"]}}}`
+		for b.Loop() {
+			post(b, e.url+"/mcp", e.d.Info.Token, call)
+		}
+	})
+}
