@@ -195,9 +195,15 @@ func measure(ctx context.Context, t *testing.T, bin string, home *sim.Home, toke
 // and sums them up; server CPU is read around the whole run, warm-up included.
 func load(ctx context.Context, t *testing.T, srv *server, base loadgen.Config, mode string, tokens []string, ip string) loadResult {
 	t.Helper()
+	return loadN(ctx, t, srv, base, mode, loadClients, tokens, ip)
+}
+
+// loadN is load with any number of clients.
+func loadN(ctx context.Context, t *testing.T, srv *server, base loadgen.Config, mode string, clients int, tokens []string, ip string) loadResult {
+	t.Helper()
 	parts := 1
 	if mode == loadgen.ModeSession {
-		parts = loadClients / sessionsPerToken
+		parts = (clients + sessionsPerToken - 1) / sessionsPerToken
 	}
 	reps := make([]*loadgen.Report, parts)
 	errs := make([]error, parts)
@@ -207,7 +213,7 @@ func load(ctx context.Context, t *testing.T, srv *server, base loadgen.Config, m
 	for i := range parts {
 		wg.Go(func() {
 			c := base
-			c.Mode, c.Concurrency, c.Token = mode, loadClients/parts, tokens[i]
+			c.Mode, c.Concurrency, c.Token = mode, clients/parts, tokens[i]
 			c.Headers = [][2]string{{"X-Forwarded-For", ip}}
 			reps[i], errs[i] = loadgen.Run(ctx, c)
 		})
