@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Static checks: go.mod/go.sum tidy, staticcheck and govulncheck. The tools are pinned and installed
+# Static checks: go.mod/go.sum tidy, gofmt, staticcheck and govulncheck. The tools are pinned and installed
 # with `go install` (the Go module proxy) into $HOME/go/bin.
 #
 # govulncheck's database: vuln.go.dev when it answers; else the same OSV entries from the
@@ -39,6 +39,14 @@ install() {
 
 log "go mod tidy -diff"
 go mod tidy -diff
+
+log "gofmt -l"
+unformatted=$(gofmt -l src)
+if [ -n "$unformatted" ]; then
+  echo "not gofmt-formatted (run gofmt -w on them):"
+  echo "$unformatted"
+  exit 1
+fi
 
 log "staticcheck ($STATICCHECK)"
 install "$STATICCHECK"

@@ -79,8 +79,8 @@ type rpcMsg struct {
 	id          json.RawMessage
 	method      string
 	params      json.RawMessage // as sent; nil when absent or null
-	metaVersion string // params._meta's protocol version (2026-07-28 stateless requests)
-	known       bool   // a method the server answers
+	metaVersion string          // params._meta's protocol version (2026-07-28 stateless requests)
+	known       bool            // a method the server answers
 }
 
 // rpcError is a JSON-RPC error answer. A nil ID is sent as null: the id could not be read.

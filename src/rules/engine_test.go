@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -465,8 +466,12 @@ func TestEngineDurationOfAnyChange(t *testing.T) {
 	te.set(28, "humidity", "71")
 	waitUntil(t, "the countdown", func() bool { return te.diag(r.ID).HeldDurations == 1 })
 	te.clock.Advance(50 * time.Second)
+	restart := te.clock.Now().Add(60 * time.Second)
 	te.set(28, "humidity", "72")
 	te.waitCached(28, "humidity", "72")
+	// The cache can have the change before the engine does: advancing the clock then would run
+	// the first countdown out before the engine heard of the second value.
+	waitUntil(t, "the countdown to restart", func() bool { return slices.Contains(te.clock.Pending(), restart) })
 	te.clock.Advance(50 * time.Second) // 100 s after the first change, 50 s after the second
 	if d := te.idle(r.ID); d.Rule.ExecutionCount != 0 || d.HeldDurations != 1 {
 		t.Fatalf("fired although the value changed within the duration: %+v", d)

@@ -32,7 +32,9 @@ type detachedKey struct{}
 // Detached marks ctx for a call answered outside the SDK's request machinery (only Standalone
 // tools are): the session is there to read, but messages to the client have no request to travel
 // with, so the call sends none — no log, no progress, no question.
-func Detached(ctx context.Context) context.Context { return context.WithValue(ctx, detachedKey{}, true) }
+func Detached(ctx context.Context) context.Context {
+	return context.WithValue(ctx, detachedKey{}, true)
+}
 
 func newCall(env *Env, t *Tool, req *mcp.CallToolRequest) *Call {
 	c := &Call{Tool: t.def.Name, Category: t.category, env: env, req: req}

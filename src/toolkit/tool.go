@@ -76,7 +76,7 @@ type Tool struct {
 	readOnly bool
 	// interactive: Spec.Interactive.
 	interactive bool
-	invoke   func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
+	invoke      func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
 	// direct answers the call itself instead of through env.run (hamcp_call_tool, which runs its target through env.run).
 	direct func(ctx context.Context, env *Env, req *mcp.CallToolRequest) *mcp.CallToolResult
 }
