@@ -389,8 +389,17 @@ func (w wireEvent) event() Event {
 	return e
 }
 
-// parseDate reads ISO dates ("2026-01-31T10:00:00+0000", RFC 3339) and epoch milliseconds.
+// parseDate reads ISO dates ("2026-01-31T10:00:00+0000", RFC 3339) and epoch milliseconds. A date
+// outside years 1–9999 once in UTC counts as none: JSON (and the tools' answers) cannot carry it.
 func parseDate(raw json.RawMessage) time.Time {
+	d := parseDateAny(raw)
+	if y := d.Year(); y < 1 || y > 9999 {
+		return time.Time{}
+	}
+	return d
+}
+
+func parseDateAny(raw json.RawMessage) time.Time {
 	t := bytes.TrimSpace(raw)
 	if len(t) == 0 || string(t) == "null" {
 		return time.Time{}
