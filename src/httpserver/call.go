@@ -26,10 +26,10 @@ var fastVersions = map[string]bool{"": true, "2025-03-26": true, "2025-06-18": t
 // the request to the go-sdk's stateless handler (a protocol version it must judge, params it
 // cannot read as a call). It is the hot path of HTTP automation: each POST through the SDK
 // connected and tore down a server session and decoded the body twice more (issue 15); here the
-// body was parsed once by parseBody, its params are read once, and the tool runs on the handler
+// body was parsed once by parseBody (params included), and the tool runs on the handler
 // the SDK server would have called (mcpserver.Builder.CallTool), answered with the same JSON.
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request, m rpcMsg, version string) bool {
-	if s.viaSDK || m.kind != kindRequest || m.method != "tools/call" || m.params == nil || !fastVersions[version] {
+	if s.viaSDK || m.kind != kindRequest || m.call == nil || !fastVersions[version] {
 		return false
 	}
 	ti := tokenInfo(r)
@@ -38,11 +38,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request, m rpcMsg, vers
 		// scope of its own; without one, grants would have nothing to be filed under.
 		return false
 	}
-	var params mcp.CallToolParamsRaw
-	if json.Unmarshal(m.params, &params) != nil || params.Name == "" {
-		return false
-	}
-	req := &mcp.CallToolRequest{Params: &params, Extra: &mcp.RequestExtra{TokenInfo: ti, Header: r.Header}}
+	req := &mcp.CallToolRequest{Params: m.call, Extra: &mcp.RequestExtra{TokenInfo: ti, Header: r.Header}}
 	// Like the SDK's single-POST handler, a call is not cancelled when its client goes away: a
 	// service call half sent to Home Assistant is worse than an answer nobody reads. Shutdown
 	// waits for it within the grace period.
@@ -62,7 +58,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request, m rpcMsg, vers
 // a client that does not accept both answer forms, or a session the SDK has not heard from for a
 // while (its idle timer only sees what it serves) goes the SDK's way.
 func (s *Server) sessionCall(w http.ResponseWriter, r *http.Request, sid string, m rpcMsg) bool {
-	if s.viaSDK || m.kind != kindRequest || m.method != "tools/call" || m.params == nil ||
+	if s.viaSDK || m.kind != kindRequest || m.call == nil || m.call.GetProgressToken() != nil ||
 		!fastVersions[r.Header.Get("MCP-Protocol-Version")] || !jsonAndStream(r) || !s.sessions.sdkRecent(sid) {
 		return false
 	}
@@ -70,19 +66,15 @@ func (s *Server) sessionCall(w http.ResponseWriter, r *http.Request, sid string,
 	if ss == nil || ss.InitializeParams() == nil {
 		return false
 	}
-	var params mcp.CallToolParamsRaw
-	if json.Unmarshal(m.params, &params) != nil || params.Name == "" || params.GetProgressToken() != nil {
-		return false
-	}
 	ti := tokenInfo(r)
-	t := s.o.Builder.Tool(authn.ReadOnly(ti), params.Name)
+	t := s.o.Builder.Tool(authn.ReadOnly(ti), m.call.Name)
 	if t == nil || !t.Standalone() {
 		return false
 	}
-	req := &mcp.CallToolRequest{Session: ss, Params: &params, Extra: &mcp.RequestExtra{TokenInfo: ti, Header: r.Header}}
-	res, err := s.o.Builder.CallTool(toolkit.Detached(r.Context()), authn.ReadOnly(ti), req)
+	req := &mcp.CallToolRequest{Session: ss, Params: m.call, Extra: &mcp.RequestExtra{TokenInfo: ti, Header: r.Header}}
+	res := s.o.Builder.RunTool(toolkit.Detached(r.Context()), t, req)
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
-	writeResult(w, m.id, res, err)
+	writeResult(w, m.id, res, nil)
 	return true
 }
 

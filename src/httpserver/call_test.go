@@ -125,6 +125,10 @@ func TestSinglePOSTCallMatchesTheSDK(t *testing.T) {
 		{"2025-06-18 header", "full", call("9", "t_echo", `{"text":"v"}`), map[string]string{"MCP-Protocol-Version": "2025-06-18"}},
 		{"2025-11-25 header", "full", call("9", "t_echo", `{"text":"v"}`), map[string]string{"MCP-Protocol-Version": "2025-11-25"}},
 		{"unicode escapes", "full", call("10", "t_echo", `{"text":"\u00e9\u2028"}`), nil},
+		// Keys are read case-sensitively, as the SDK reads them.
+		{"name key in capitals", "full", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"Name":"t_echo","arguments":{"text":"x"}}}`, nil},
+		{"arguments key in capitals", "full", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"t_echo","Arguments":{"text":"x"}}}`, nil},
+		{"name not a string", "full", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":5}}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

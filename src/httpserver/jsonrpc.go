@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // JSON-RPC error codes hamcp answers with on /mcp.
@@ -78,9 +80,9 @@ type rpcMsg struct {
 	kind        msgKind
 	id          json.RawMessage
 	method      string
-	params      json.RawMessage // as sent; nil when absent or null
-	metaVersion string          // params._meta's protocol version (2026-07-28 stateless requests)
-	known       bool            // a method the server answers
+	call        *mcp.CallToolParamsRaw // a tools/call's params; nil when they are not a call's (the SDK answers)
+	metaVersion string                 // params._meta's protocol version (2026-07-28 stateless requests)
+	known       bool                   // a method the server answers
 }
 
 // rpcError is a JSON-RPC error answer. A nil ID is sent as null: the id could not be read.
@@ -210,14 +212,17 @@ func inspect(raw json.RawMessage) (rpcMsg, *rpcError) {
 	}
 	params, hasParams := f["params"]
 	if hasParams && string(params) != "null" {
-		var p struct {
-			Meta map[string]any `json:"_meta"`
-		}
-		if params[0] != '{' || json.Unmarshal(params, &p) != nil {
+		// Keys as the SDK reads them, case-sensitively; a tools/call is taken apart here, once,
+		// for the paths that answer it without the SDK (call.go).
+		var p map[string]json.RawMessage
+		var meta map[string]any
+		if params[0] != '{' || json.Unmarshal(params, &p) != nil || !decodeMeta(p["_meta"], &meta) {
 			return m, &rpcError{ID: m.id, Code: codeInvalidParams, Message: `invalid params: "params" must be a JSON object`}
 		}
-		m.metaVersion, _ = p.Meta[metaVersionKey].(string)
-		m.params = params
+		m.metaVersion, _ = meta[metaVersionKey].(string)
+		if m.method == "tools/call" {
+			m.call = callParams(p, meta)
+		}
 	} else if known && flags&paramsOptional == 0 {
 		return m, &rpcError{ID: m.id, Code: codeInvalidParams, Message: fmt.Sprintf(`invalid params: %q needs "params"`, m.method)}
 	}
@@ -225,6 +230,23 @@ func inspect(raw json.RawMessage) (rpcMsg, *rpcError) {
 		return m, &rpcError{ID: m.id, Code: codeMethodNotFound, Message: fmt.Sprintf("method not found: %q; hamcp answers %s", truncate(m.method, 64), methodList())}
 	}
 	return m, nil
+}
+
+// decodeMeta reads params._meta (absent or null: none); false when it is not an object.
+func decodeMeta(raw json.RawMessage, meta *map[string]any) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	return json.Unmarshal(raw, meta) == nil
+}
+
+// callParams is a tools/call's params, or nil when its name is not a non-empty string.
+func callParams(p map[string]json.RawMessage, meta map[string]any) *mcp.CallToolParamsRaw {
+	var name string
+	if json.Unmarshal(p["name"], &name) != nil || name == "" {
+		return nil
+	}
+	return &mcp.CallToolParamsRaw{Meta: meta, Name: name, Arguments: p["arguments"]}
 }
 
 // checkID says what is wrong with a JSON-RPC id, or "" when it is one MCP allows.

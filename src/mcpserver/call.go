@@ -24,11 +24,16 @@ func (b *Builder) CallTool(ctx context.Context, readOnly bool, req *mcp.CallTool
 	if t == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", req.Params.Name)}
 	}
+	return b.RunTool(ctx, t, req), nil
+}
+
+// RunTool is CallTool for a tool already looked up with Tool.
+func (b *Builder) RunTool(ctx context.Context, t *toolkit.Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	res := t.Handle(ctx, b.o.Env, req)
 	if res != nil && res.Content == nil {
 		res.Content = []mcp.Content{}
 	}
-	return res, nil
+	return res
 }
 
 // Tool returns the tool tools/call reaches by this name on the server of this variant, or nil.
