@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/internal/loadlevel"
 	"github.com/hamcp/hamcp/src/loadgen"
 	"github.com/hamcp/hamcp/src/permission"
 )
@@ -21,19 +22,6 @@ import (
 // under a minute; full: 10 minutes of soak) — `bash .ci/load.sh` runs them. They are not part of
 // the README's test command, with or without CI=true: they measure, they need the cores to
 // themselves, and they take minutes.
-
-func loadLevel(t *testing.T) string {
-	t.Helper()
-	switch lvl := os.Getenv("HAMCP_LOAD"); lvl {
-	case "short", "full":
-		return lvl
-	case "":
-		t.Skip("load test: set HAMCP_LOAD=short or HAMCP_LOAD=full (bash .ci/load.sh)")
-	default:
-		t.Fatalf("HAMCP_LOAD=%q: want short or full", lvl)
-	}
-	return ""
-}
 
 // cachedReadMix is the read mix of the load tests: all three answered from the state mirror.
 var cachedReadMix = []loadgen.Call{
@@ -123,7 +111,7 @@ func eventuallyZero(t *testing.T, what string, count func() int) {
 const probeEvent = "hamcp_load_probe" // an event type nobody else follows
 
 func TestLoadSessions(t *testing.T) {
-	loadLevel(t)
+	loadlevel.Of(t, "bash .ci/load.sh")
 	e := startLoadDemo(t)
 	model := e.d.Home.Model()
 	listeners := func() int { return model.Listeners()[probeEvent] }
@@ -306,7 +294,7 @@ func TestGrowthCheck(t *testing.T) {
 }
 
 func TestSoak(t *testing.T) {
-	lvl := loadLevel(t)
+	lvl := loadlevel.Of(t, "bash .ci/load.sh")
 	duration, warmup := 20*time.Second, 4*time.Second
 	if lvl == "full" {
 		duration, warmup = 10*time.Minute, 30*time.Second

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,6 +53,13 @@ func startServer(t *testing.T, o Options) string {
 // serve runs s on a loopback port until the test ends and returns its base URL.
 func serve(t testing.TB, s *Server) string {
 	t.Helper()
+	base, _ := serveStoppable(t, s)
+	return base
+}
+
+// serveStoppable is serve with a stop that ends Serve at once and returns its error.
+func serveStoppable(t testing.TB, s *Server) (base string, stop func() error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,8 +67,13 @@ func serve(t testing.TB, s *Server) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln, time.Second) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "http://" + ln.Addr().String()
+	var once sync.Once
+	stop = func() error {
+		once.Do(func() { cancel(); err = <-done })
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return "http://" + ln.Addr().String(), stop
 }
 
 func post(t *testing.T, url, token, body string, hdr map[string]string) *http.Response {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -114,21 +113,12 @@ func TestShutdownEndsOpenSessions(t *testing.T) {
 	b := mcpserver.New(mcpserver.Options{Name: "t", Version: "1", Registry: callRegistry()})
 	ended := make(chan string, 8)
 	b.OnSessionEnded(func(key string) { ended <- key })
-	s := New(Options{Builder: b, Verifier: scopedTokens{"full": {authn.ScopeFull}}})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln, time.Second) }()
-	base := "http://" + ln.Addr().String()
+	base, stop := serveStoppable(t, New(Options{Builder: b, Verifier: scopedTokens{"full": {authn.ScopeFull}}}))
 	sids := []string{initSession(t, base, "full"), initSession(t, base, "full")}
 	if n := b.OpenSessions(); n != 2 {
 		t.Fatalf("%d sessions open, want 2", n)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
 	deadline := time.After(5 * time.Second)

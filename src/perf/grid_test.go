@@ -4,13 +4,11 @@ package perf_test
 
 import (
 	"fmt"
-	"log/slog"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/hamcp/hamcp/src/loadgen"
-	"github.com/hamcp/hamcp/src/sim"
 )
 
 // TestServeConcurrency is issue 15's grid: the cached read at 1, 8 and 64 clients over HTTP
@@ -29,17 +27,7 @@ func TestServeConcurrency(t *testing.T) {
 	}
 	bin := buildServe(t)
 	ctx := t.Context()
-	home, err := sim.Start(ctx, sim.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { home.Close() })
-	tokens := make([]string, 3)
-	for i := range tokens {
-		if tokens[i], err = home.NewAdminToken(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	home, tokens := simHome(t, 3)
 	t.Logf("machine: %s", machine())
 	t.Log("| transport | clients | calls/s | p50 ms | p99 ms | server CPU µs/call | server RSS max MB |")
 	t.Log("|---|---|---|---|---|---|---|")

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/src/internal/loadlevel"
 	"github.com/hamcp/hamcp/src/loadgen"
 	"github.com/hamcp/hamcp/src/sim"
 )
@@ -46,20 +47,8 @@ const (
 
 var cachedRead = loadgen.Call{Name: "ha_get_entity_details", Arguments: json.RawMessage(`{"entity_id":"sun.sun"}`)}
 
-// level is HAMCP_LOAD: short (hamcp's own defaults, 3 s runs) or full (every setting of
-// settings, 10 s runs). Unset, the measurement is skipped: it needs the cores to itself.
-func level(t *testing.T) string {
-	t.Helper()
-	switch lvl := os.Getenv("HAMCP_LOAD"); lvl {
-	case "short", "full":
-		return lvl
-	case "":
-		t.Skip("measurement: set HAMCP_LOAD=short or HAMCP_LOAD=full (bash .ci/perf-serve.sh)")
-	default:
-		t.Fatalf("HAMCP_LOAD=%q: want short or full", lvl)
-	}
-	return ""
-}
+// HAMCP_LOAD (src/internal/loadlevel): short is hamcp's own defaults, 3 s runs; full every
+// setting of settings, 10 s runs.
 
 // settings are the garbage-collector settings to compare, each a space-separated list of
 // environment variables; "default" is hamcp's own choice (no GOGC or GOMEMLIMIT in the environment).
@@ -79,25 +68,15 @@ func settings(lvl string) []string {
 // simulated home) as `hamcp serve` against the simulated Home Assistant, which runs in this test
 // process with the load client; only the server process's figures are reported.
 func TestServeMemoryAndStart(t *testing.T) {
-	lvl := level(t)
+	lvl := loadlevel.Of(t, "bash .ci/perf-serve.sh")
 	runFor, starts := 3*time.Second, 3
 	if lvl == "full" {
 		runFor, starts = 10*time.Second, 7
 	}
 	bin := buildServe(t)
 	ctx := t.Context()
-	home, err := sim.Start(ctx, sim.Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { home.Close() })
 	// Tokens: the server's own (HA_TOKEN), one per 32 held sessions, two for the loads.
-	tokens := make([]string, 4+(openSessions+sessionsPerToken-1)/sessionsPerToken)
-	for i := range tokens {
-		if tokens[i], err = home.NewAdminToken(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	home, tokens := simHome(t, 4+(openSessions+sessionsPerToken-1)/sessionsPerToken)
 	t.Logf("machine: %d CPUs, %s; load average %s", numCPU(), kernel(), loadAvg())
 	t.Log("| setting | start ms: answers (median, max), CPU (median) | HA connected | idle RSS MB (anon + file) | sessionless c=64: calls/s, p50/p99 ms, server CPU µs/call, RSS max MB | session c=64: same | idle after the loads MB (anon) | 1,000 sessions, no GET stream: RSS MB (anon) | with GET streams | with GET streams + session load c=64: calls/s, p50/p99 ms, server CPU µs/call, RSS max MB |")
 	var failed []string
@@ -270,6 +249,23 @@ func freePort(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// simHome starts the simulated Home Assistant for the test, with n admin tokens of its own.
+func simHome(t *testing.T, n int) (*sim.Home, []string) {
+	t.Helper()
+	home, err := sim.Start(t.Context(), sim.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { home.Close() })
+	tokens := make([]string, n)
+	for i := range tokens {
+		if tokens[i], err = home.NewAdminToken(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home, tokens
 }
 
 // startServe starts the binary and times it: answered is exec to the first answer of
