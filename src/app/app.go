@@ -124,10 +124,17 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	}
 
 	rec := a.recorder()
-	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files, Recorder: rec}
+	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files, Recorder: rec, SensitiveEntities: cfg.SensitiveEntities}
 	if err := command.CheckEnvNames(cfg.CommandEnv); err != nil {
 		a.Close()
 		return nil, &config.Error{Option: "command_env", Source: "configuration", Value: strings.Join(cfg.CommandEnv, ","), Reason: err.Error()}
+	}
+	for _, id := range cfg.SensitiveEntities {
+		if !entityIDShape.MatchString(strings.TrimSpace(id)) {
+			a.Close()
+			return nil, &config.Error{Option: "sensitive_entities", Source: "configuration", Value: id,
+				Reason: "each entry must be an entity id such as switch.garage_opener (lower case, domain.object_id)"}
+		}
 	}
 	trusted, err := confirmTrusted(cfg.ConfirmTrusted)
 	if err != nil {

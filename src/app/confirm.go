@@ -1,6 +1,10 @@
 package app
 
-import "github.com/hamcp/hamcp/src/sensitive"
+import (
+	"regexp"
+
+	"github.com/hamcp/hamcp/src/sensitive"
+)
 
 // confirmTrusted reads the confirm_trusted option: the confirmation classes for which the model's
 // confirm=true stands in for the user.
@@ -15,3 +19,6 @@ func confirmTrusted(names []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// entityIDShape is what the sensitive_entities option accepts: Home Assistant's entity id form.
+var entityIDShape = regexp.MustCompile(`^[a-z0-9_]+\.[a-z0-9_]+$`)

@@ -83,9 +83,14 @@ func idList(v any) (ids []string, known bool) {
 
 // Call is one action found in an automation or script configuration.
 type Call struct {
-	Service string // "domain.service", possibly a template
-	Target  Target
-	Data    map[string]any // the action's data, for services that take entities in it (scene.apply)
+	Service string // "domain.service", possibly a template; empty for an event action
+	Event   string // the event type an `event:` action fires (possibly a template)
+	// Blueprint is the path of the blueprint a `use_blueprint` configuration runs, with its inputs:
+	// what it does is in the blueprint, which the caller reads.
+	Blueprint      string
+	BlueprintInput map[string]any
+	Target         Target
+	Data           map[string]any // the action's data, for services that take entities in it (scene.apply)
 }
 
 // deviceActions maps a device action (domain + type, Home Assistant's device automation actions) to
@@ -129,6 +134,22 @@ func Calls(v any) []Call {
 
 func callOf(m map[string]any) (Call, bool) {
 	var c Call
+	if ub, ok := m["use_blueprint"].(map[string]any); ok {
+		c.Blueprint, _ = ub["path"].(string)
+		c.BlueprintInput, _ = ub["input"].(map[string]any)
+		if c.Blueprint == "" {
+			c.Blueprint = "?" // a use_blueprint without a path: unknown
+		}
+		return c, true
+	}
+	_, isTrigger := m["trigger"]
+	_, isPlatform := m["platform"]
+	if ev, ok := m["event"].(string); ok && !isTrigger && !isPlatform {
+		if _, call := m["action"]; !call {
+			c.Event = ev
+			return c, true
+		}
+	}
 	for _, k := range []string{"action", "service", "service_template"} {
 		if s, ok := m[k].(string); ok && (strings.Contains(s, ".") || IsTemplate(s)) {
 			c.Service = s

@@ -6,8 +6,11 @@
 package sensitive
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -87,6 +90,9 @@ type Entity struct {
 	ID          string
 	Name        string // friendly name, for the question
 	DeviceClass string
+	// Marked: any service on the entity counts (see Marked); MarkedWhy says why, for the question.
+	Marked    bool
+	MarkedWhy string
 }
 
 func (e Entity) domain() string { d, _, _ := strings.Cut(e.ID, "."); return d }
@@ -116,6 +122,9 @@ func Service(domain, service string, ents []Entity, complete bool) []Hit {
 	if IsTemplate(domain) || IsTemplate(service) {
 		return Unknown(domain + "." + service + " is a template, so the service it calls is unknown until it runs")
 	}
+	if RawService(domain, service) {
+		return Unknown(domain + "." + service + " reaches devices or runs code directly, so what it does cannot be read from its target")
+	}
 	if domain == "homeassistant" && (service == "turn_on" || service == "turn_off" || service == "toggle") {
 		return generic(service, ents, complete)
 	}
@@ -144,7 +153,7 @@ func Service(domain, service string, ents []Entity, complete bool) []Hit {
 // table, or a generic homeassistant.turn_on/turn_off/toggle. Other calls need no target resolved.
 func Relevant(domain, service string) bool {
 	domain, service = strings.ToLower(strings.TrimSpace(domain)), strings.ToLower(strings.TrimSpace(service))
-	if IsTemplate(domain) || IsTemplate(service) || domain == "homeassistant" && (service == "turn_on" || service == "turn_off" || service == "toggle") {
+	if IsTemplate(domain) || IsTemplate(service) || RawService(domain, service) || domain == "homeassistant" && (service == "turn_on" || service == "turn_off" || service == "toggle") {
 		return true
 	}
 	return slices.ContainsFunc(Rules, func(r Rule) bool { return r.Domain == domain && r.Service == service })
@@ -233,12 +242,37 @@ func SceneState(e Entity, state any) []Hit {
 		if !slices.Contains(garageLike, e.DeviceClass) {
 			return nil
 		}
-		pos, hasPos := attrs["current_position"].(float64)
+		pos, hasPos := number(attrs["current_position"])
 		if s != "closed" && s != "closing" || hasPos && pos > 0 {
 			return []Hit{{Garage, "set " + e.label() + " to " + orUnknown(s)}}
 		}
 	}
 	return nil
+}
+
+// number reads a scene attribute as Home Assistant's schema coerces it: a JSON number or a numeric
+// string ("100"). Anything else that is present counts as an unknown position (hasPos with +Inf),
+// so a shape hamcp cannot read is never taken for "closed".
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case nil:
+		return 0, false
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		if f, err := x.Float64(); err == nil {
+			return f, true
+		}
+	case string:
+		if f, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil {
+			return f, true
+		}
+	}
+	return math.Inf(1), true
 }
 
 func orUnknown(s string) string {

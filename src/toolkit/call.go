@@ -144,11 +144,17 @@ func (c *Call) URLDone(ctx context.Context, id string) {
 // Confirm asks the user a yes/no question through the client. It returns true only when the
 // user explicitly accepted and ticked the box; decline and cancel are false.
 func (c *Call) Confirm(ctx context.Context, message, checkbox string) (bool, error) {
+	return c.confirmBound(ctx, message, checkbox, "")
+}
+
+// confirmBound is Confirm for an answer that covers one effect: on a retried round (2026-07-28) an
+// answer counts only for the same question about the same effect (bind, the Ask's digest).
+func (c *Call) confirmBound(ctx context.Context, message, checkbox, bind string) (bool, error) {
 	if !c.CanElicit() {
 		return false, fmt.Errorf("the client cannot ask the user")
 	}
 	if c.rt != nil {
-		return c.askOnRetry(message, checkbox)
+		return c.askOnRetry(message, checkbox, bind)
 	}
 	res, err := c.req.Session.Elicit(ctx, confirmParams(message, checkbox))
 	if err != nil {

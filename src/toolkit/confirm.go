@@ -30,6 +30,10 @@ type Ask struct {
 	// Question is shown to the user as it is: say what will happen, to what, e.g. "Unlock lock.front_door
 	// (Front Door)?". Keep secrets out of it: the approval request is listed in the panel.
 	Question string
+	// Digest sums up the resolved effect and everything read to decide it (configurations, group
+	// members, device classes). The user's yes covers that effect only: an approval is bound to it,
+	// and a call whose digest changed while the user was asked is asked again.
+	Digest string
 }
 
 // Confirmer is implemented by a Gate that can ask the user to approve one action out of the model's
@@ -93,16 +97,40 @@ func (env *Env) trusts(classes []string) bool {
 	return true
 }
 
-// confirm enforces one call's Ask.
-func (c *Call) confirm(ctx context.Context, a Ask, said bool, summary, key string) error {
+// confirm enforces one call's Ask. recheck decides again once the user has answered: a swapped
+// scene, script or group behind the same arguments is a different effect, which the yes does not
+// cover.
+func (c *Call) confirm(ctx context.Context, a Ask, said bool, summary, key string, recheck func(context.Context) (Ask, error)) error {
 	trusted := c.env.trusts(a.Classes)
 	if said && trusted {
 		c.Confirmed = ConfirmedByPolicy
 		return nil
 	}
+	if a.Digest != "" {
+		key += " effect:" + a.Digest
+	}
+	err := c.askUser(ctx, a, trusted, summary, key)
+	if err != nil || recheck == nil {
+		return err
+	}
+	again, err := recheck(ctx)
+	if err != nil {
+		return err
+	}
+	if again.Digest != a.Digest || !slices.Equal(again.Classes, a.Classes) {
+		c.Confirmed = ""
+		return &Error{Code: "confirmation_stale", Message: "what this call would do changed while the user was being asked (" +
+			a.Question + "); the user's answer does not cover what it would do now, so nothing was done",
+			Hint: "call again: the user is asked about what it does now"}
+	}
+	return nil
+}
+
+// askUser obtains the user's answer to a, through the client or the approval path.
+func (c *Call) askUser(ctx context.Context, a Ask, trusted bool, summary, key string) error {
 	classes := strings.Join(a.Classes, ", ")
 	if c.CanElicit() {
-		ok, err := c.Confirm(ctx, a.Question, "Yes, go ahead")
+		ok, err := c.confirmBound(ctx, a.Question, "Yes, go ahead", a.Digest)
 		if err == nil {
 			if !ok {
 				return &Error{Code: "confirmation_declined", Message: "the user declined: " + a.Question,

@@ -152,8 +152,11 @@ func (c *Call) binding(args map[string]any) []byte {
 
 // askOnRetry answers Confirm on 2026-07-28: the verified answer to this question, or errInputRequired
 // after recording the question for run's input_required result.
-func (c *Call) askOnRetry(message, checkbox string) (bool, error) {
+func (c *Call) askOnRetry(message, checkbox, bind string) (bool, error) {
 	id := questionID(message, checkbox)
+	if bind != "" {
+		id = questionID(message, checkbox+"\x00"+bind)
+	}
 	if ans, ok := c.rt.answers[id]; ok {
 		return ans, nil
 	}

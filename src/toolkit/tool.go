@@ -155,7 +155,8 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 				return nil, summary, err
 			}
 			if len(ask.Classes) > 0 {
-				if err := c.confirm(ctx, ask, said, summary, key); err != nil {
+				recheck := func(ctx context.Context) (Ask, error) { return s.Confirm.Check(ctx, c, in) }
+				if err := c.confirm(ctx, ask, said, summary, key, recheck); err != nil {
 					return nil, summary, err
 				}
 			}

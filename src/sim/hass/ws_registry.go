@@ -2,6 +2,7 @@ package hass
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/hamcp/hamcp/src/sim/home"
 )
@@ -90,6 +91,25 @@ func registryCommands() map[string]wsCommand {
 				return
 			}
 			c.result(id, e.Extended())
+		}},
+		// websocket_get_entities: the extended entry of each id, null for an entity the registry lacks.
+		"config/entity_registry/get_entries": {schema: schema{{name: "entity_ids", req: true, kind: "strlist"}}, handle: func(c *wsConn, id int64, m map[string]any) {
+			out := map[string]any{}
+			ids, _ := m["entity_ids"].([]any)
+			if one, ok := m["entity_ids"].(string); ok { // cv.entity_ids takes a comma-separated string too
+				for _, p := range strings.Split(one, ",") {
+					ids = append(ids, strings.ToLower(strings.TrimSpace(p)))
+				}
+			}
+			for _, v := range ids {
+				eid, _ := v.(string)
+				if e, ok := c.s.h.EntityEntry(eid); ok {
+					out[eid] = e.Extended()
+				} else {
+					out[eid] = nil
+				}
+			}
+			c.result(id, out)
 		}},
 		"config/entity_registry/update": {admin: true, schema: schema{{name: "entity_id", req: true, kind: "str"}, {name: "name", kind: "any"},
 			{name: "icon", kind: "any"}, {name: "area_id", kind: "any"}, {name: "labels", kind: "list"}, {name: "aliases", kind: "list"},

@@ -19,6 +19,14 @@ type configEntity struct {
 // stored items: new ones appear, removed ones go away (state and registry),
 // existing ones keep on/off and last_triggered like a real reload.
 func (h *Home) syncConfigEntities(kind string, ctx Context) {
+	// Every path here is a reload in Home Assistant (the config editor's save and delete call
+	// <domain>.reload), and automation/__init__.py and homeassistant/scene.py announce theirs.
+	switch kind {
+	case "automation":
+		defer h.fireLocked("automation_reloaded", map[string]any{}, "LOCAL", ctx)
+	case "scene":
+		defer h.fireLocked("scene_reloaded", map[string]any{}, "LOCAL", ctx)
+	}
 	want := map[string]configEntity{}
 	var order []string
 	used := map[string]bool{}

@@ -265,6 +265,7 @@ func deleteAutomation(d Deps) *toolkit.Tool {
 			if err != nil {
 				return automationSaved{}, err
 			}
+			defer invalidateAutomations(d.HA)
 			if err := d.HA.DeleteConfigItem(ctx, homeassistant.KindAutomation, id); err != nil {
 				var api *homeassistant.APIError
 				if errors.As(err, &api) && api.Status == 400 && strings.Contains(api.Message, "not found") {
@@ -470,6 +471,7 @@ func saveAutomation(ctx context.Context, ha *homeassistant.Client, id string, cf
 			}
 		}
 	}
+	defer invalidateAutomations(ha)
 	if err := ha.SaveConfigItem(ctx, homeassistant.KindAutomation, id, cfg); err != nil {
 		var api *homeassistant.APIError
 		if errors.As(err, &api) && api.Status == 400 {

@@ -35,15 +35,8 @@ const (
 	liveLogger        = "hamcp/events"
 )
 
-// systemEvents are fired by Home Assistant itself; firing them by hand misleads automations
-// and integrations, so it needs the user's confirmation.
-var systemEvents = map[string]bool{"state_changed": true, "call_service": true, "service_registered": true, "service_removed": true,
-	"component_loaded": true, "core_config_updated": true, "homeassistant_start": true, "homeassistant_started": true,
-	"homeassistant_stop": true, "homeassistant_final_write": true, "homeassistant_close": true, "user_added": true, "user_removed": true}
-
-func isSystemEvent(t string) bool {
-	return systemEvents[t] || strings.HasSuffix(t, "_registry_updated")
-}
+// isSystemEvent reports whether Home Assistant fires t itself (package sensitive keeps the list).
+func isSystemEvent(t string) bool { return sensitive.ReservedEvent(t) }
 
 // validEventType accepts what HA's event names look like: no spaces or control characters,
 // at most 64 characters (the recorder's column size).
@@ -350,15 +343,10 @@ func eventTools(d Deps) []*toolkit.Tool {
 func fireEvent(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[fireArgs, fireResult]{
 		Name: "ha_fire_event", Toolset: SetEvents, Title: "Fire an event",
-		Confirm: &toolkit.Confirm[fireArgs]{When: "events Home Assistant fires itself: state_changed, homeassistant_*, *_registry_updated (`change`)",
-			Check: func(ctx context.Context, c *toolkit.Call, a fireArgs) (toolkit.Ask, error) {
-				if !isSystemEvent(a.EventType) {
-					return toolkit.Ask{}, nil
-				}
-				return plain(sensitive.Change, "Fire "+a.EventType+", an event Home Assistant normally fires itself?"), nil
-			}},
+		Confirm: fireEventConfirm(d),
 		Description: "Fire a custom event, e.g. for automations with an event trigger. " +
-			"Events Home Assistant fires itself (state_changed, homeassistant_*, *_registry_updated) need confirming. To control devices use ha_call_service.",
+			"Events Home Assistant fires itself (state_changed, call_service, homeassistant_*, automation_*, *_registry_updated) are refused; " +
+			"an event that starts an automation which unlocks, disarms or opens is confirmed by the user. To control devices use ha_call_service.",
 		Summary: func(a fireArgs) string { return a.EventType },
 		Handler: func(ctx context.Context, c *toolkit.Call, a fireArgs) (fireResult, error) {
 			if !validEventType(a.EventType) {

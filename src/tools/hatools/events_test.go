@@ -50,7 +50,11 @@ func testEvents(t *testing.T, e *dataEnv) {
 	user := connectDataEnv(t, e.home, func(h *sim.Home) string { return h.UserToken() }, true)
 	ucs := user.session(t, nil)
 	dtErrCases(t, cs, []dtErrCase{
-		{"system event unconfirmed", "ha_fire_event", map[string]any{"event_type": "state_changed"}, "confirmation_required", "confirm", ""},
+		// Home Assistant's own events are refused whatever is said: listeners take them as facts.
+		{"state_changed refused", "ha_fire_event", map[string]any{"event_type": "state_changed", "confirm": true}, "invalid_argument", "event_type", "fires itself"},
+		{"call_service refused", "ha_fire_event", map[string]any{"event_type": "call_service"}, "invalid_argument", "event_type", "fires itself"},
+		{"automation_reloaded refused", "ha_fire_event", map[string]any{"event_type": "automation_reloaded"}, "invalid_argument", "event_type", "fires itself"},
+		{"registry event refused", "ha_fire_event", map[string]any{"event_type": "entity_registry_updated", "confirm": true}, "invalid_argument", "event_type", "fires itself"},
 		{"space in type", "ha_fire_event", map[string]any{"event_type": "my event"}, "invalid_argument", "event_type", ""},
 		{"data not an object", "ha_fire_event", map[string]any{"event_type": "x", "event_data": []int{1}}, "invalid_argument", "event_data", ""},
 	})

@@ -23,6 +23,9 @@ type Deps struct {
 	Supervisor *supervisor.Client // nil outside the add-on
 	Files      *fsguard.FS        // the configuration-file tools share the filesystem tools' confinement
 	Recorder   Recorder           // nil without a recorder file: ha_get_history then reads through HA only
+	// SensitiveEntities are entities the user marked as sensitive (the sensitive_entities option): any
+	// service on them is confirmed, like an unlock.
+	SensitiveEntities []string
 }
 
 // Tools returns every Home Assistant tool. The list is explicit, one group per file, so what

@@ -64,6 +64,7 @@ func sendNotification(d Deps) *toolkit.Tool {
 		Name: "ha_send_notification", Toolset: SetNotifications, Title: "Send a notification",
 		Description: "Send a notification to a notify service or HA's notification panel; an unknown service is answered with the valid ones. It reaches people: send only what the user asked for.",
 		OpenWorld:   true,
+		Confirm:     notifyConfirm(d),
 		Summary:     func(a notifyArgs) string { return a.Service },
 		Handler: func(ctx context.Context, c *toolkit.Call, a notifyArgs) (notifyResult, error) {
 			return d.notify(ctx, a)

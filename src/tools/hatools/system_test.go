@@ -53,7 +53,8 @@ type admOpts struct {
 	trust        []string // when set, exactly these classes are trusted
 	// elicit answers the client's elicitation requests (nil: the client cannot ask its user).
 	elicit     func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
-	supervised bool // an HA OS / Supervised install: no log file, /api/error_log 404
+	supervised bool     // an HA OS / Supervised install: no log file, /api/error_log 404
+	sensitive  []string // the sensitive_entities option
 	// supervisorAPITimeout shortens core's default supervisor/api timeout (HA: 10 s).
 	supervisorAPITimeout time.Duration
 	viaProxy             bool // Home Assistant through the Supervisor's /core proxy, as inside the add-on
@@ -88,7 +89,7 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	deps := hatools.Deps{HA: ha}
+	deps := hatools.Deps{HA: ha, SensitiveEntities: o.sensitive}
 	if !o.noSupervisor {
 		if deps.Supervisor, err = supervisor.New(supervisor.Config{BaseURL: h.SupervisorURL(), Token: h.SupervisorToken()}); err != nil {
 			t.Fatal(err)
