@@ -18,6 +18,7 @@ func (s *Server) hostGuard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(la.String()) && !isLoopbackHost(r.Host) {
+			s.refuse(c)
 			return c.JSON(http.StatusForbidden, map[string]any{"error": "forbidden: Host " + strconv.Quote(r.Host) + " is not allowed on a loopback listener"})
 		}
 		return next(c)
@@ -49,6 +50,7 @@ func (s *Server) originGuard(next echo.HandlerFunc) echo.HandlerFunc {
 		if u, err := url.Parse(origin); err == nil && isLoopbackHost(u.Host) && isLoopbackHost(r.Host) {
 			return next(c)
 		}
+		s.refuse(c)
 		return c.JSON(http.StatusForbidden, map[string]any{"error": "forbidden: Origin " + strconv.Quote(origin) + " is not allowed; add it to allowed_origins if this page should use hamcp"})
 	}
 }

@@ -2,6 +2,7 @@ package httpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,8 @@ const (
 	// DefaultStreamWriteTimeout is how long one write of an answer or stream event may wait for
 	// a client to read (streamWriter).
 	DefaultStreamWriteTimeout = 30 * time.Second
+	// refusedBodyGrace is how long the rest of a refused request's body may take (refuse).
+	refusedBodyGrace = time.Second
 )
 
 // countMessages returns how many JSON-RPC messages body holds: the number of elements of a
@@ -83,7 +86,7 @@ func (s *Server) admitMessages(c echo.Context, body []byte) bool {
 	}
 	ok, wait := s.limiter.allowN(c.RealIP(), time.Now(), n-1)
 	if !ok {
-		rateLimited(c, wait, fmt.Sprintf("rate limit exceeded: this batch of %d messages counts as %d requests", n, n))
+		s.rateLimited(c, wait, fmt.Sprintf("rate limit exceeded: this batch of %d messages counts as %d requests", n, n))
 		return false
 	}
 	return true
@@ -102,7 +105,7 @@ func (s *Server) admitBody(c echo.Context) bool {
 		case errors.As(err, &mbe), errors.As(err, &he):
 			s.tooLarge(c)
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			c.Response().Header().Set("Connection", "close")
+			s.refuse(c)
 			_ = c.JSON(http.StatusRequestTimeout, map[string]any{"error": "the request body did not arrive in time"})
 		default:
 			_ = c.JSON(http.StatusBadRequest, map[string]any{"error": "the request body could not be read"})
@@ -115,7 +118,7 @@ func (s *Server) admitBody(c echo.Context) bool {
 
 // tooLarge answers a body over the limit.
 func (s *Server) tooLarge(c echo.Context) {
-	c.Response().Header().Set("Connection", "close") // the rest of the body is not read
+	s.refuse(c) // the rest of the body is not read
 	_ = c.JSON(http.StatusRequestEntityTooLarge, map[string]any{"error": "request body too large: the limit is " + strconv.FormatInt(s.o.BodyLimit>>10, 10) + " KB (body_limit_kb)"})
 }
 
@@ -130,10 +133,27 @@ func (s *Server) bodyLimit(next echo.HandlerFunc) echo.HandlerFunc {
 			return nil
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = http.MaxBytesReader(c.Response(), r.Body, s.o.BodyLimit)
+			// A transport that meets the limit answers on its own; the rest of the body is
+			// dropped all the same.
+			r.Body = &limitedBody{ReadCloser: http.MaxBytesReader(c.Response(), r.Body, s.o.BodyLimit), over: func() { s.cutRead(c) }}
 		}
 		return next(c)
 	}
+}
+
+// limitedBody calls over once reading it fails at the body limit.
+type limitedBody struct {
+	io.ReadCloser
+	over func()
+	once sync.Once
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		b.once.Do(b.over)
+	}
+	return n, err
 }
 
 // streamWriter gives every write of an answer — a JSON body, an SSE event of a stream that stays
@@ -169,7 +189,8 @@ func (s *Server) writeDeadlines(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func rateLimited(c echo.Context, wait time.Duration, msg string) {
+func (s *Server) rateLimited(c echo.Context, wait time.Duration, msg string) {
+	s.refuse(c)
 	secs := 60
 	if wait > 0 && wait < time.Hour {
 		secs = int(math.Ceil(wait.Seconds()))
@@ -180,21 +201,58 @@ func rateLimited(c echo.Context, wait time.Duration, msg string) {
 
 // bodyDeadline gives a request's body BodyReadTimeout to arrive, so a client dribbling a byte
 // every few seconds is disconnected instead of holding a connection and a goroutine forever.
-// It is a per-request read deadline, set only on requests that carry a body and lifted as soon
-// as the body has been read, so it can never reach an open SSE stream (GET /mcp, GET /sse, a
-// POST answered as a stream); for the same reason the server has no WriteTimeout.
+// It runs right after the Host, Origin, rate and in-flight guards: up to here the connection's
+// read guard (armed when the connection was accepted, and again when each request's headers
+// arrived) bounds the request, and a refusal cuts it short (refuse). A request that passed the
+// guards gets the body deadline instead, lifted as soon as the body has been read, or no read
+// deadline at all when it carries no body — so none can reach an open SSE stream (GET /mcp,
+// GET /sse, a POST answered as a stream); for the same reason the server has no WriteTimeout.
 func (s *Server) bodyDeadline(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
+		gc := guardedConnOf(r)
 		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+			if gc != nil {
+				gc.setGuard(time.Time{})
+			}
 			return next(c)
 		}
+		deadline := time.Now().Add(s.o.BodyReadTimeout)
+		if gc != nil {
+			gc.setGuard(deadline)
+			r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { gc.setGuard(time.Time{}) }}
+			return next(c)
+		}
+		// Served on a listener of someone else's (Handler): the plain per-request deadline.
 		rc := http.NewResponseController(c.Response())
-		if rc.SetReadDeadline(time.Now().Add(s.o.BodyReadTimeout)) == nil {
+		if rc.SetReadDeadline(deadline) == nil {
 			r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
 		}
 		return next(c)
 	}
+}
+
+// refuse makes an answer that turns a request away (bad Host or Origin, rate limited, over a
+// cap or the body limit, unauthenticated) end its connection. Go's server would otherwise read
+// up to 256 KiB of the refused request's unread body, however slowly the client sends it,
+// before reusing the connection; Connection: close alone does not stop that read. So the
+// connection's read guard is cut to refusedBodyGrace: the rest of a normal client's body, already
+// on its way, is still read and the connection ends cleanly, while a client dribbling its body
+// is dropped and holds no place under the per-IP caps.
+func (s *Server) refuse(c echo.Context) {
+	c.Response().Header().Set("Connection", "close")
+	s.cutRead(c)
+}
+
+// cutRead gives the rest of the request's body refusedBodyGrace (at most BodyReadTimeout).
+func (s *Server) cutRead(c echo.Context) {
+	grace := min(refusedBodyGrace, s.o.BodyReadTimeout)
+	until := time.Now().Add(grace)
+	if gc := guardedConnOf(c.Request()); gc != nil {
+		gc.cutGuard(until)
+		return
+	}
+	_ = http.NewResponseController(c.Response()).SetReadDeadline(until)
 }
 
 type deadlineBody struct {
@@ -253,9 +311,7 @@ func (s *Server) inFlightLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		ip := c.RealIP()
 		if !s.inFlight.acquire(ip) {
 			c.Response().Header().Set("Retry-After", "5")
-			// Without it Go's server holds the answer until the refused request's body has
-			// arrived (it would read it to reuse the connection).
-			c.Response().Header().Set("Connection", "close")
+			s.refuse(c)
 			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": tooManyConns(ip, s.inFlight.max)})
 		}
 		defer s.inFlight.release(ip)
@@ -267,18 +323,26 @@ func (s *Server) inFlightLimit(next echo.HandlerFunc) echo.HandlerFunc {
 // takes the place of that peer's oldest idle keep-alive connection (clients reopen those
 // transparently); if none is idle it is refused with a short JSON 429 so a client sees why.
 // Trusted proxies are not capped here (their clients are, by inFlightLimit).
+//
+// Every connection it hands out, trusted or not, carries a read guard (guardedConn) armed at
+// accept: firstGuard for the first request's headers and body, then requestGuard from the
+// moment each request's headers have arrived (connState), until the request passes the guards
+// (bodyDeadline) or is refused (refuse).
 type connLimitListener struct {
 	net.Listener
-	max     int
-	trusted []*net.IPNet
+	max          int
+	trusted      []*net.IPNet
+	firstGuard   time.Duration
+	requestGuard time.Duration
 
 	mu       sync.Mutex
 	byIP     map[string][]*countedConn // oldest first
 	refusing chan struct{}             // bounds the goroutines answering refused connections
 }
 
-func newConnLimitListener(ln net.Listener, max int, trusted []*net.IPNet) *connLimitListener {
-	return &connLimitListener{Listener: ln, max: max, trusted: trusted, byIP: map[string][]*countedConn{}, refusing: make(chan struct{}, 64)}
+func newConnLimitListener(ln net.Listener, max int, trusted []*net.IPNet, firstGuard, requestGuard time.Duration) *connLimitListener {
+	return &connLimitListener{Listener: ln, max: max, trusted: trusted, firstGuard: firstGuard, requestGuard: requestGuard,
+		byIP: map[string][]*countedConn{}, refusing: make(chan struct{}, 64)}
 }
 
 func (l *connLimitListener) Accept() (net.Conn, error) {
@@ -287,12 +351,16 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
+		guard := time.Now().Add(l.firstGuard)
 		host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
 		ip := net.ParseIP(host)
 		if ip == nil || l.isTrusted(ip) {
-			return c, nil
+			cc := &countedConn{guardedConn: guardedConn{Conn: c}, ip: host}
+			cc.setGuard(guard)
+			return cc, nil
 		}
 		if cc := l.admit(c, host); cc != nil {
+			cc.setGuard(guard)
 			return cc, nil
 		}
 		select {
@@ -325,7 +393,7 @@ func (l *connLimitListener) admit(c net.Conn, host string) *countedConn {
 		}
 		l.removeLocked(evict)
 	}
-	cc := &countedConn{Conn: c, l: l, ip: host}
+	cc := &countedConn{guardedConn: guardedConn{Conn: c}, l: l, ip: host}
 	l.byIP[host] = append(l.byIP[host], cc)
 	l.mu.Unlock()
 	if evict != nil {
@@ -349,11 +417,30 @@ func (l *connLimitListener) removeLocked(cc *countedConn) {
 	}
 }
 
-// connState is the http.Server's ConnState hook: it tells idle keep-alive connections apart.
+// connState is the http.Server's ConnState hook: it tells idle keep-alive connections apart,
+// and arms a connection's read guard when a request's headers have arrived (StateActive comes
+// before the handler runs).
 func (l *connLimitListener) connState(c net.Conn, st http.ConnState) {
-	if cc, ok := c.(*countedConn); ok {
-		cc.idle.Store(st == http.StateIdle)
+	cc, ok := c.(*countedConn)
+	if !ok {
+		return
 	}
+	cc.idle.Store(st == http.StateIdle)
+	switch st {
+	case http.StateActive:
+		cc.setGuard(time.Now().Add(l.requestGuard))
+	case http.StateHijacked:
+		cc.setGuard(time.Time{})
+	}
+}
+
+// connContext is the http.Server's ConnContext hook: it lets a request reach its connection's
+// read guard.
+func (l *connLimitListener) connContext(ctx context.Context, c net.Conn) context.Context {
+	if cc, ok := c.(*countedConn); ok {
+		return context.WithValue(ctx, guardedConnKey{}, &cc.guardedConn)
+	}
+	return ctx
 }
 
 func (l *connLimitListener) isTrusted(ip net.IP) bool {
@@ -373,18 +460,78 @@ func refuseConn(c net.Conn, msg string) {
 }
 
 type countedConn struct {
-	net.Conn
-	l    *connLimitListener
+	guardedConn
+	l    *connLimitListener // nil: not counted (a trusted proxy)
 	ip   string
 	idle atomic.Bool
 	once sync.Once
 }
 
 func (c *countedConn) Close() error {
-	c.once.Do(func() {
-		c.l.mu.Lock()
-		c.l.removeLocked(c)
-		c.l.mu.Unlock()
-	})
+	if c.l != nil {
+		c.once.Do(func() {
+			c.l.mu.Lock()
+			c.l.removeLocked(c)
+			c.l.mu.Unlock()
+		})
+	}
 	return c.Conn.Close()
+}
+
+// guardedConn keeps a read deadline of hamcp's own, the guard, under the ones net/http sets.
+// net/http sets and clears the connection's read deadline itself (for each request's headers,
+// while idle, around its background read), which would wipe a deadline set once; here every
+// read deadline it asks for is clipped to the guard, so the guard holds until hamcp lifts it.
+type guardedConn struct {
+	net.Conn
+	mu    sync.Mutex
+	want  time.Time // the read deadline net/http (or a handler) last asked for
+	guard time.Time // zero: lifted
+}
+
+type guardedConnKey struct{}
+
+func guardedConnOf(r *http.Request) *guardedConn {
+	gc, _ := r.Context().Value(guardedConnKey{}).(*guardedConn)
+	return gc
+}
+
+func (c *guardedConn) SetReadDeadline(t time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.want = t
+	return c.applyLocked()
+}
+
+func (c *guardedConn) SetDeadline(t time.Time) error {
+	if err := c.SetReadDeadline(t); err != nil {
+		return err
+	}
+	return c.Conn.SetWriteDeadline(t)
+}
+
+// setGuard arms the guard at t, or lifts it when t is zero.
+func (c *guardedConn) setGuard(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.guard = t
+	_ = c.applyLocked()
+}
+
+// cutGuard moves the guard to t unless it already ends sooner.
+func (c *guardedConn) cutGuard(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.guard.IsZero() || t.Before(c.guard) {
+		c.guard = t
+	}
+	_ = c.applyLocked()
+}
+
+func (c *guardedConn) applyLocked() error {
+	t := c.want
+	if !c.guard.IsZero() && (t.IsZero() || c.guard.Before(t)) {
+		t = c.guard
+	}
+	return c.Conn.SetReadDeadline(t)
 }

@@ -85,7 +85,7 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ok, wait := s.limiter.allow(c.RealIP(), time.Now())
 		if !ok {
-			rateLimited(c, wait, "rate limit exceeded")
+			s.rateLimited(c, wait, "rate limit exceeded")
 			return nil
 		}
 		return next(c)

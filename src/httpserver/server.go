@@ -138,7 +138,7 @@ func New(o Options) *Server {
 	e.Use(s.bodyLimit)
 
 	e.GET("/mcp/health", s.health)
-	authed := e.Group("", s.writeDeadlines, s.authenticate)
+	authed := e.Group("", s.writeDeadlines, s.refuseUnauthenticated, s.authenticate, authenticated)
 	authed.GET("/mcp/tools", s.toolList)
 	authed.Any("/mcp", s.mcp)
 	authed.Any("/mcp/", s.mcp) // a connector URL pasted with a trailing slash
@@ -154,18 +154,43 @@ func New(o Options) *Server {
 	return s
 }
 
+// authenticatedKey marks, in the echo context, a request that got past authenticate.
+const authenticatedKey = "hamcp.authenticated"
+
+// refuseUnauthenticated makes every answer authenticate gives itself (no or a bad token, a
+// forbidden one, a verifier that cannot be reached) a refusal that ends the connection (refuse):
+// an answer written before the request got past authenticate is one of those.
+func (s *Server) refuseUnauthenticated(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Before(func() {
+			if c.Get(authenticatedKey) == nil {
+				s.refuse(c)
+			}
+		})
+		return next(c)
+	}
+}
+
+// authenticated marks a request that got past authenticate.
+func authenticated(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Set(authenticatedKey, true)
+		return next(c)
+	}
+}
+
 // Handler exposes the server for httptest and embedding.
 func (s *Server) Handler() http.Handler { return s.e }
 
 // Serve serves on ln until ctx ends, then shuts down gracefully: new requests are refused and
 // in-flight calls get grace to finish before connections are closed.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
-	// No WriteTimeout: it would cut open SSE streams. Bodies get a per-request read deadline
-	// (bodyDeadline) instead of ReadTimeout, and answers a deadline per write (streamWriter),
-	// for the same reason.
-	cl := newConnLimitListener(ln, s.o.MaxConnsPerIP, s.o.TrustedProxies)
+	// No ReadTimeout or WriteTimeout: they would cut open SSE streams. Reads are bounded by the
+	// connection's read guard from accept until a request passes the guards, then by a
+	// per-request body deadline (bodyDeadline); answers get a deadline per write (streamWriter).
+	cl := newConnLimitListener(ln, s.o.MaxConnsPerIP, s.o.TrustedProxies, s.o.ReadHeaderTimeout+s.o.BodyReadTimeout, s.o.BodyReadTimeout)
 	srv := &http.Server{Handler: s.e, ReadHeaderTimeout: s.o.ReadHeaderTimeout, IdleTimeout: s.o.IdleTimeout,
-		ConnState: cl.connState, ErrorLog: slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelWarn)}
+		ConnState: cl.connState, ConnContext: cl.connContext, ErrorLog: slog.NewLogLogger(s.o.Logger.Handler(), slog.LevelWarn)}
 	ln = cl
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
