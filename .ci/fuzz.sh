@@ -44,6 +44,7 @@ guards=(
   "./src/tools/hubitattools FuzzGuardRoundTrip"
   "./src/loadgen FuzzSSEReader"
   "./src/rules FuzzCompare"
+  "./src/rules FuzzLoopOf"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT

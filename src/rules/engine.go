@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -25,6 +26,8 @@ type Options struct {
 	// Log writes one line of the rule engine's debug log (hubitattools' Deps.Log); nil writes
 	// straight to the store's debug log.
 	Log func(ctx context.Context, level, component, ruleID, msg string)
+	// Limits bounds each rule's runs and commands (limits.go); zero fields take the defaults.
+	Limits Limits
 }
 
 // ErrNotFound is a rule id (or trash id) that does not exist.
@@ -84,14 +87,18 @@ type Diagnostics struct {
 	Notes         []string           `json:"notes,omitempty"` // e.g. delays that fell due while hamcp was down
 	RecentLog     []store.DebugEntry `json:"recentLog,omitempty"`
 	LocationError string             `json:"locationError,omitempty"`
+	// Limits is the rule's use of its run and command limits; a rule that goes over them is
+	// stopped and disabled, with the reason in Rule.DisabledReason.
+	Limits Budget `json:"limits"`
 }
 
 // Engine runs the stored rules against the hub. All methods are safe for concurrent use.
 type Engine struct {
-	o     Options
-	clock Clock
-	log   *slog.Logger
-	db    *ruleStore
+	o      Options
+	limits Limits
+	clock  Clock
+	log    *slog.Logger
+	db     *ruleStore
 
 	mu        sync.Mutex
 	started   bool
@@ -102,8 +109,9 @@ type Engine struct {
 	remove    func() // unsubscribes from hub events
 	site      site   // where the hub is: time zone and coordinates
 	wg        sync.WaitGroup
-	prevMode  string // the mode before the last mode event (mode_change fromMode)
-	siteTimer Timer  // asks the hub for its location again after it did not answer
+	prevMode  string          // the mode before the last mode event (mode_change fromMode)
+	siteTimer Timer           // asks the hub for its location again after it did not answer
+	marks     map[string]mark // the last command per device (or mode, HSM): what its events are effects of
 }
 
 // New makes an Engine; Start loads the rules and arms them.
@@ -118,8 +126,8 @@ func New(o Options) *Engine {
 		o.HTTP = &http.Client{Timeout: httpTimeout}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &Engine{o: o, clock: o.Clock, log: o.Logger.With("component", "rules"), ctx: ctx, cancel: cancel,
-		rules: map[string]*ruleState{}, site: site{loc: time.UTC}}
+	e := &Engine{o: o, limits: o.Limits.withDefaults(), clock: o.Clock, log: o.Logger.With("component", "rules"), ctx: ctx,
+		cancel: cancel, rules: map[string]*ruleState{}, site: site{loc: time.UTC}, marks: map[string]mark{}}
 	if o.Store != nil {
 		e.db = &ruleStore{db: o.Store.DB()}
 	}
@@ -263,6 +271,7 @@ func (e *Engine) Create(ctx context.Context, r Rule) (Rule, []Problem, error) {
 	r.ID = newID()
 	r.CreatedAt, r.UpdatedAt = now, now
 	r.LastTriggered, r.ExecutionCount, r.ErrorCount, r.LastError = nil, 0, 0, ""
+	r.DisabledReason, r.DisabledAt = "", nil
 	if err := e.db.insert(ctx, r); err != nil {
 		return Rule{}, nil, err
 	}
@@ -288,6 +297,10 @@ func (e *Engine) Update(ctx context.Context, id string, patch json.RawMessage) (
 	next.ID, next.CreatedAt = cur.ID, cur.CreatedAt
 	next.LastTriggered, next.ExecutionCount, next.ErrorCount, next.LastError = cur.LastTriggered, cur.ExecutionCount, cur.ErrorCount, cur.LastError
 	next.UpdatedAt = e.clock.Now().UTC()
+	// Why hamcp stopped the rule stays until it is enabled again: an edit alone does not run it.
+	if !next.Enabled {
+		next.DisabledReason, next.DisabledAt = cur.DisabledReason, cur.DisabledAt
+	}
 	if err := e.db.update(ctx, next); err != nil {
 		return Rule{}, nil, err
 	}
@@ -382,6 +395,7 @@ func (e *Engine) Diagnostics(ctx context.Context, id string) (Diagnostics, error
 			}
 		}
 		d.RecentErrors = append([]string(nil), st.errors...)
+		d.Limits = e.budgetLocked(st)
 		d.Notes = append([]string(nil), st.notes...)
 	}
 	d.LocationError = e.site.err
@@ -442,7 +456,11 @@ func applyPatch(cur Rule, patch json.RawMessage) (Rule, []Problem, error) {
 }
 
 // runtimeFields are the Rule JSON fields the engine owns.
-var runtimeFields = []string{"id", "createdAt", "updatedAt", "lastTriggered", "executionCount", "errorCount", "lastError"}
+var runtimeFields = []string{"id", "createdAt", "updatedAt", "lastTriggered", "executionCount", "errorCount", "lastError",
+	"disabledReason", "disabledAt"}
+
+// RuntimeFields are the Rule JSON fields the engine owns, which no write may set.
+func RuntimeFields() []string { return slices.Clone(runtimeFields) }
 
 // editable is the part of a rule a user writes, as JSON without the runtime fields.
 func editable(r Rule) map[string]any {

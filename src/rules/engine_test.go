@@ -111,7 +111,13 @@ func startEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, at time.Time) *
 
 func startEngineOn(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeClock) *testEngine {
 	t.Helper()
-	e := New(Options{Hub: c, Store: st, Clock: clock, ServerVersion: "test", Logger: slog.New(slog.DiscardHandler)})
+	return startLimitedEngine(t, h, c, st, clock, Limits{})
+}
+
+// startLimitedEngine is startEngineOn with limits of the test's (zero fields: the defaults).
+func startLimitedEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeClock, lim Limits) *testEngine {
+	t.Helper()
+	e := New(Options{Hub: c, Store: st, Clock: clock, ServerVersion: "test", Logger: slog.New(slog.DiscardHandler), Limits: lim})
 	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -60,9 +60,15 @@ func (v liveEnv) DeviceEvents(ctx context.Context, id string, limit int) ([]hubi
 	return h.DeviceEvents(ctx, id, limit)
 }
 
+// Every write below is charged to the run first (limits.go): over its rule's budget it is not
+// sent, and the events it causes are traced back to the run.
+
 func (v liveEnv) SendCommand(ctx context.Context, id, command string, args ...string) error {
 	h, err := v.hub()
 	if err != nil {
+		return err
+	}
+	if err := v.e.charge(ctx, "device "+id); err != nil {
 		return err
 	}
 	return h.SendCommand(ctx, id, command, args...)
@@ -93,6 +99,9 @@ func (v liveEnv) SetMode(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	if err := v.e.charge(ctx, "mode"); err != nil {
+		return err
+	}
 	_, _, err = h.SetMode(ctx, name)
 	return err
 }
@@ -111,6 +120,9 @@ func (v liveEnv) HSM(ctx context.Context) (string, error) {
 func (v liveEnv) SetHSM(ctx context.Context, value string) error {
 	h, err := v.hub()
 	if err != nil {
+		return err
+	}
+	if err := v.e.charge(ctx, "hsm"); err != nil {
 		return err
 	}
 	return h.SetHSM(ctx, value)
@@ -145,6 +157,9 @@ func (v liveEnv) SetRuleVariable(ctx context.Context, name, value string) error 
 func (v liveEnv) SetHubVariable(ctx context.Context, name, value string) error {
 	h, err := v.hub()
 	if err != nil {
+		return err
+	}
+	if err := v.e.charge(ctx, ""); err != nil {
 		return err
 	}
 	return h.SetVariable(ctx, name, value)
@@ -193,8 +208,7 @@ func (v liveEnv) CaptureState(ctx context.Context, stateID string, deviceIDs []s
 
 // RestoreState sends each captured device the commands that bring its attributes back.
 func (v liveEnv) RestoreState(ctx context.Context, stateID string) error {
-	h, err := v.hub()
-	if err != nil {
+	if _, err := v.hub(); err != nil {
 		return err
 	}
 	cs, ok, err := v.e.o.Store.CapturedState(ctx, stateID)
@@ -211,7 +225,7 @@ func (v liveEnv) RestoreState(ctx context.Context, stateID string) error {
 	sort.Strings(ids)
 	for _, id := range ids {
 		for _, c := range restoreCommands(cs.Devices[id]) {
-			if err := h.SendCommand(ctx, id, c[0], c[1:]...); err != nil {
+			if err := v.SendCommand(ctx, id, c[0], c[1:]...); err != nil {
 				return fmt.Errorf("restore %q: device %s: %w", stateID, id, err)
 			}
 		}
@@ -267,6 +281,9 @@ func (v liveEnv) HTTPRequest(ctx context.Context, method, url, contentType, body
 	defer cancel()
 	if method == "" {
 		method = http.MethodGet
+	}
+	if err := v.e.charge(ctx, ""); err != nil {
+		return 0, err
 	}
 	var rd io.Reader
 	if body != "" {

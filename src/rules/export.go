@@ -184,6 +184,7 @@ func Clone(r Rule, name string) Rule {
 func clearRuntime(r *Rule) {
 	r.ID, r.CreatedAt, r.UpdatedAt, r.LastTriggered = "", time.Time{}, time.Time{}, nil
 	r.ExecutionCount, r.ErrorCount, r.LastError = 0, 0, ""
+	r.DisabledReason, r.DisabledAt = "", nil
 }
 
 // Copy is a deep copy of r: changing it (or its lists, pointers or variables) leaves r alone.
@@ -192,6 +193,10 @@ func (r Rule) Copy() Rule {
 	if r.LastTriggered != nil {
 		t := *r.LastTriggered
 		c.LastTriggered = &t
+	}
+	if r.DisabledAt != nil {
+		t := *r.DisabledAt
+		c.DisabledAt = &t
 	}
 	c.Triggers = copyEach(r.Triggers, func(t Trigger) Trigger {
 		t.DeviceIDs = slices.Clone(t.DeviceIDs)

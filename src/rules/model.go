@@ -43,6 +43,11 @@ type Rule struct {
 	ExecutionCount int        `json:"executionCount"`
 	ErrorCount     int        `json:"errorCount"`
 	LastError      string     `json:"lastError,omitempty"`
+	// DisabledReason says why hamcp stopped and disabled the rule (a runaway: too many runs or
+	// commands a minute, or a loop of rules triggering each other) and DisabledAt when; both
+	// are cleared when the rule is enabled again.
+	DisabledReason string     `json:"disabledReason,omitempty"`
+	DisabledAt     *time.Time `json:"disabledAt,omitempty"`
 }
 
 // Trigger is one trigger; Type says which fields apply (validate.go lists them per type).
@@ -163,6 +168,8 @@ type Context struct {
 	Event   *hubitat.Event `json:"event,omitempty"`
 	Trigger string         `json:"trigger"` // the trigger type that fired, or "manual"
 	At      time.Time      `json:"at"`
+	// Cause is the chain of rule runs whose commands caused the event, oldest first (limits.go).
+	Cause []Hop `json:"cause,omitempty"`
 }
 
 // Env is what evaluating conditions and running actions needs from the world: the hub (through

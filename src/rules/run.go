@@ -79,7 +79,13 @@ func (e *Engine) runJob(j job) {
 		return
 	}
 	r := st.rule.Copy() // a deep copy: an update during the run, or this run's local variables, touch no shared map
+	st.cancelRun = cancel
 	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		st.cancelRun = nil
+		e.mu.Unlock()
+	}()
 	defer func() {
 		// A bug in one action must not take hamcp, or the other rules, down with it.
 		if p := recover(); p != nil {
@@ -112,8 +118,16 @@ func (e *Engine) runJob(j job) {
 			e.logf(ctx, "debug", r.ID, "Rule %q triggered by %s; conditions not met", r.Name, t.Type)
 			return
 		}
+		var admitted bool
+		if ctx, admitted = e.admit(ctx, &r, j.rc); !admitted {
+			return
+		}
 		e.record(ctx, r.ID, &at, 1, "")
 		e.logf(ctx, "info", r.ID, "Rule %q triggered by %s%s", r.Name, t.Type, describeEvent(j.rc.Event))
+	} else {
+		// The rest of a run after a delay: its commands are charged to it, and caused by what
+		// caused the run.
+		ctx = context.WithValue(ctx, runKey{}, &runInfo{ruleID: r.ID, chain: e.chainOf(r.ID, j.rc.Cause, e.clock.Now())})
 	}
 	var out Outcome
 	if j.resume != nil {

@@ -76,9 +76,14 @@ func scanRule(row interface{ Scan(...any) error }) (Rule, error) {
 	return r, nil
 }
 
-// body is the rule's JSON without the fields kept in columns.
+// body is the rule's JSON without the fields kept in columns. Why hamcp stopped the rule has no
+// column: it is kept in the body, which no write of the user's can set (runtimeFields).
 func body(r Rule) (string, error) {
-	b, err := json.Marshal(editable(r))
+	m := editable(r)
+	if r.DisabledReason != "" {
+		m["disabledReason"], m["disabledAt"] = r.DisabledReason, r.DisabledAt
+	}
+	b, err := json.Marshal(m)
 	return string(b), err
 }
 
@@ -172,10 +177,13 @@ func oneRow(res sql.Result, id string) error {
 	return nil
 }
 
+// setEnabled turns a rule on or off; turning it on clears why hamcp stopped it.
 func (s *ruleStore) setEnabled(ctx context.Context, id string, on bool, now time.Time) (Rule, error) {
 	s.w.Lock()
 	defer s.w.Unlock()
-	res, err := s.db.ExecContext(ctx, `UPDATE hubitat_rules SET enabled = ?, updated_at = ? WHERE id = ?`, on, ms(now), id)
+	res, err := s.db.ExecContext(ctx, `UPDATE hubitat_rules SET enabled = ?, updated_at = ?,
+			body = CASE WHEN ? THEN json_remove(body, '$.disabledReason', '$.disabledAt') ELSE body END
+		WHERE id = ?`, on, ms(now), on, id)
 	if err != nil {
 		return Rule{}, fmt.Errorf("rules: enable: %w", err)
 	}
@@ -183,6 +191,19 @@ func (s *ruleStore) setEnabled(ctx context.Context, id string, on bool, now time
 		return Rule{}, err
 	}
 	return s.get(ctx, id)
+}
+
+// disable turns a runaway rule off and keeps why (not its updatedAt: the user did not edit it).
+func (s *ruleStore) disable(ctx context.Context, id, reason string, at time.Time) error {
+	s.w.Lock()
+	defer s.w.Unlock()
+	_, err := s.db.ExecContext(ctx, `UPDATE hubitat_rules SET enabled = 0,
+			body = json_set(body, '$.disabledReason', ?, '$.disabledAt', ?)
+		WHERE id = ?`, reason, at.UTC().Format(time.RFC3339Nano), id)
+	if err != nil {
+		return fmt.Errorf("rules: disable: %w", err)
+	}
+	return nil
 }
 
 // recordRun bumps a rule's counters after a trigger fired (triggered) and/or a run ended.

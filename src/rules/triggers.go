@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"time"
@@ -18,8 +19,10 @@ type ruleState struct {
 	queue  []job              // runs waiting for the running one (a rule runs one at a time)
 	errors []string           // the last few run errors, newest last
 	notes  []string           // things the user should know (delays that fell due while down)
+	use    usage              // recent runs and commands, against the limits
 
-	running bool
+	running   bool
+	cancelRun context.CancelFunc // cancels the running run (a runaway is stopped mid-run)
 }
 
 type scheduled struct {
@@ -58,6 +61,9 @@ func (e *Engine) install(r Rule) {
 	defer e.mu.Unlock()
 	st := e.stateLocked(r.ID)
 	e.disarmLocked(st, false)
+	if r.Enabled && !st.rule.Enabled {
+		st.use.reset() // enabled again: a fresh budget
+	}
 	st.rule = r
 	// Queued runs were triggered under the rule as it was; resumed delays stay (an update has
 	// cancelled its delays already, and disabling drops them here).
@@ -114,6 +120,7 @@ func (e *Engine) onEvent(ev hubitat.Event) {
 	if ev.Location() && ev.Name == "mode" {
 		e.prevMode = ev.Value.String()
 	}
+	cause := e.causeLocked(ev)
 	for _, st := range e.rules {
 		if !st.rule.Enabled {
 			continue
@@ -122,19 +129,19 @@ func (e *Engine) onEvent(ev hubitat.Event) {
 			t := &st.rule.Triggers[i]
 			switch t.Type {
 			case "device_event":
-				e.deviceEventLocked(st, i, t, ev)
+				e.deviceEventLocked(st, i, t, ev, cause)
 			case "button_event":
 				if buttonMatches(t, ev) {
-					e.fireLocked(st, i, ev)
+					e.fireLocked(st, i, ev, cause)
 				}
 			case "mode_change":
 				if ev.Location() && ev.Name == "mode" && (t.ToMode == "" || t.ToMode == ev.Value.String()) &&
 					(t.FromMode == "" || t.FromMode == prevMode) {
-					e.fireLocked(st, i, ev)
+					e.fireLocked(st, i, ev, cause)
 				}
 			case "hsm_change":
 				if ev.Location() && ev.Name == "hsmStatus" && (t.Status == "" || t.Status == ev.Value.String()) {
-					e.fireLocked(st, i, ev)
+					e.fireLocked(st, i, ev, cause)
 				}
 			}
 		}
@@ -171,7 +178,7 @@ func buttonMatches(t *Trigger, ev hubitat.Event) bool {
 // cache). A duration starts a countdown when the state begins to hold, cancelled by an event
 // that breaks it; it fires once and re-arms when the state stops holding. Without a value, a
 // duration fires when the attribute stayed at a new value that long.
-func (e *Engine) deviceEventLocked(st *ruleState, i int, t *Trigger, ev hubitat.Event) {
+func (e *Engine) deviceEventLocked(st *ruleState, i int, t *Trigger, ev hubitat.Event, cause []Hop) {
 	devices := triggerDevices(t)
 	if ev.Location() || ev.Name != t.Attribute || !slices.Contains(devices, ev.DeviceID) {
 		return
@@ -179,7 +186,7 @@ func (e *Engine) deviceEventLocked(st *ruleState, i int, t *Trigger, ev hubitat.
 	key := strconv.Itoa(i) + "/" + ev.DeviceID
 	if t.Value == nil {
 		if t.Duration == 0 {
-			e.fireLocked(st, i, ev)
+			e.fireLocked(st, i, ev, cause)
 			return
 		}
 		// Any change held for the duration: every change restarts the countdown, so it fires
@@ -188,7 +195,7 @@ func (e *Engine) deviceEventLocked(st *ruleState, i int, t *Trigger, ev hubitat.
 			h.timer.Stop()
 		}
 		delete(st.held, key)
-		e.holdLocked(st, i, t, key, ev)
+		e.holdLocked(st, i, t, key, ev, cause)
 		return
 	}
 	holds := valueHolds(t, ev.Value.String())
@@ -198,7 +205,7 @@ func (e *Engine) deviceEventLocked(st *ruleState, i int, t *Trigger, ev hubitat.
 	}
 	if t.Duration == 0 {
 		if holds {
-			e.fireLocked(st, i, ev)
+			e.fireLocked(st, i, ev, cause)
 		}
 		return
 	}
@@ -210,12 +217,12 @@ func (e *Engine) deviceEventLocked(st *ruleState, i int, t *Trigger, ev hubitat.
 		}
 		delete(st.held, key)
 	case holds && h == nil:
-		e.holdLocked(st, i, t, key, ev)
+		e.holdLocked(st, i, t, key, ev, cause)
 	}
 }
 
 // holdLocked starts a duration trigger's countdown; it fires once unless stopped first.
-func (e *Engine) holdLocked(st *ruleState, i int, t *Trigger, key string, ev hubitat.Event) {
+func (e *Engine) holdLocked(st *ruleState, i int, t *Trigger, key string, ev hubitat.Event, cause []Hop) {
 	h := &hold{}
 	st.held[key] = h
 	gen, id := st.gen, st.rule.ID
@@ -235,7 +242,7 @@ func (e *Engine) holdLocked(st *ruleState, i int, t *Trigger, key string, ev hub
 			return
 		}
 		h.fired = true
-		e.fireLocked(cur, i, ev)
+		e.fireLocked(cur, i, ev, cause)
 	})
 }
 
@@ -301,8 +308,8 @@ func valueHolds(t *Trigger, actual string) bool {
 
 // fireLocked queues a run for trigger i. The trigger's own condition and the rule's conditions
 // are evaluated by the run, off the event goroutine.
-func (e *Engine) fireLocked(st *ruleState, i int, ev hubitat.Event) {
-	rc := Context{RuleID: st.rule.ID, Trigger: st.rule.Triggers[i].Type, At: e.clock.Now()}
+func (e *Engine) fireLocked(st *ruleState, i int, ev hubitat.Event, cause []Hop) {
+	rc := Context{RuleID: st.rule.ID, Trigger: st.rule.Triggers[i].Type, At: e.clock.Now(), Cause: cause}
 	if ev.Name != "" {
 		evc := ev
 		rc.Event = &evc

@@ -102,12 +102,15 @@ type ruleSummary struct {
 	LastTriggered  *time.Time `json:"lastTriggered,omitempty"`
 	ExecutionCount int        `json:"executionCount"`
 	ErrorCount     int        `json:"errorCount"`
+	// Why hamcp stopped and disabled the rule (a runaway), and when.
+	DisabledReason string     `json:"disabledReason,omitempty"`
+	DisabledAt     *time.Time `json:"disabledAt,omitempty"`
 }
 
 func summaryOf(r rules.Rule) ruleSummary {
 	return ruleSummary{ID: r.ID, Name: r.Name, Description: r.Description, Enabled: r.Enabled, TriggerCount: len(r.Triggers),
 		ConditionCount: len(r.Conditions), ActionCount: len(r.Actions), LastTriggered: r.LastTriggered,
-		ExecutionCount: r.ExecutionCount, ErrorCount: r.ErrorCount}
+		ExecutionCount: r.ExecutionCount, ErrorCount: r.ErrorCount, DisabledReason: r.DisabledReason, DisabledAt: r.DisabledAt}
 }
 
 type trashRow struct {
@@ -264,7 +267,7 @@ func editableFields(r rules.Rule) (map[string]any, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	for _, k := range []string{"id", "createdAt", "updatedAt", "lastTriggered", "executionCount", "errorCount", "lastError"} {
+	for _, k := range rules.RuntimeFields() {
 		delete(m, k)
 	}
 	for k, empty := range map[string]any{"description": "", "conditionLogic": "all", "conditions": []any{}, "localVariables": map[string]any{}} {
@@ -350,6 +353,7 @@ func updateRule(d Deps) *toolkit.Tool {
 			saved, probs, err := replaceRule(ctx, e, r)
 			return savedOf(saved, "updated; its pending delays were cancelled"), probs, err
 		},
+		enables: true,
 		// Renaming, describing or disabling a rule changes nothing it does.
 		exemptWhen: "; not when only its name or description change, or it is disabled",
 		exempt: func(a updateRuleArgs) bool {
@@ -413,7 +417,7 @@ func enableRule(d Deps) *toolkit.Tool {
 }
 
 func enableGuard(d Deps) *ruleGuard[ruleID] {
-	return &ruleGuard[ruleID]{d: d, verb: "Enable", prefix: "",
+	return &ruleGuard[ruleID]{d: d, verb: "Enable", prefix: "", enables: true,
 		build: func(ctx context.Context, e *rules.Engine, a ruleID) (rules.Rule, error) {
 			r, err := e.Get(ctx, a.RuleID)
 			if err != nil {

@@ -39,6 +39,9 @@ type ruleGuard[In any] struct {
 	// DOCS.md.
 	exempt     func(in In) bool
 	exemptWhen string
+	// enables says the tool can turn a stored rule back on: when hamcp stopped that rule as a
+	// runaway, the user is asked, with the reason, whatever the rule does.
+	enables bool
 
 	checked *checkedRules
 }
@@ -100,9 +103,13 @@ func (g *ruleGuard[In]) candidate(ctx context.Context, in In) checkedRule {
 
 func (g *ruleGuard[In]) confirm() *toolkit.Confirm[In] {
 	g.init()
+	when := "the rule's actions, at any depth, unlock a lock or change its codes, disarm the Safety Monitor, open a garage " +
+		"door, gate or valve, sound a siren, or set the mode" + g.exemptWhen
+	if g.enables {
+		when += "; and enabling a rule hamcp stopped as a runaway (too many runs or commands, or a loop of rules)"
+	}
 	return &toolkit.Confirm[In]{
-		When: "the rule's actions, at any depth, unlock a lock or change its codes, disarm the Safety Monitor, open a garage " +
-			"door, gate or valve, sound a siren, or set the mode" + g.exemptWhen,
+		When: when,
 		Check: func(ctx context.Context, c *toolkit.Call, in In) (toolkit.Ask, error) {
 			v := g.candidate(ctx, in)
 			v.at = time.Now()
@@ -111,7 +118,13 @@ func (g *ruleGuard[In]) confirm() *toolkit.Confirm[In] {
 				return toolkit.Ask{}, nil // the handler refuses it, saying why; or nothing to ask
 			}
 			e, _ := g.d.engine()
-			return ruleAsk(&v.rule, e.Devices(), g.verb), nil
+			ask := ruleAsk(&v.rule, e.Devices(), g.verb)
+			if g.enables && v.rule.Enabled && v.rule.ID != "" {
+				if cur, err := e.Get(ctx, v.rule.ID); err == nil && !cur.Enabled && cur.DisabledReason != "" {
+					ask = stoppedAsk(ask, cur)
+				}
+			}
+			return ask, nil
 		},
 	}
 }
@@ -164,6 +177,30 @@ func (g *ruleGuard[In]) handler(ctx context.Context, c *toolkit.Call, in In) (ru
 		return ruleSaved{}, ruleError(err, v.rule.ID)
 	}
 	return out, nil
+}
+
+// stoppedAsk adds to ask that enabling r starts again a rule hamcp stopped, and why: a model
+// must not undo the stop behind the user's back, and the user decides knowing the reason.
+func stoppedAsk(ask toolkit.Ask, r rules.Rule) toolkit.Ask {
+	when := ""
+	if r.DisabledAt != nil {
+		when = " on " + r.DisabledAt.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	// The reason comes first and the name, which the model chose, last and clipped.
+	name := r.Name
+	if len([]rune(name)) > 60 {
+		name = string([]rune(name)[:60]) + "…"
+	}
+	q := fmt.Sprintf("Enable again a Hubitat rule that hamcp stopped%s? It was %s. (The rule is named %q.)", when,
+		strings.TrimPrefix(r.DisabledReason, "stopped by hamcp: "), name)
+	if !slices.Contains(ask.Classes, string(sensitive.Change)) {
+		ask.Classes = append(ask.Classes, string(sensitive.Change))
+	}
+	if ask.Question != "" {
+		q += " " + ask.Question
+	}
+	ask.Question = q
+	return ask
 }
 
 func hasHTTP(r *rules.Rule) bool {

@@ -446,3 +446,78 @@ func TestRuleExportImportRemaps(t *testing.T) {
 	tooltest.ErrCase{Tool: "hubitat_import_rule", Args: obj("exportData", export, "deviceMapping", map[string]any{"1": "999"}),
 		Code: "invalid_argument", Contains: "999"}.Check(t, bs)
 }
+
+// A model writes the red team's runaway rule (any change of the porch light toggles it 20
+// times) and sets it off by switching the light. The engine stops it after a few runs, the hub
+// receives a bounded number of commands, and the reason shows in the diagnostics, the list and
+// the rule. The model cannot start it again on its own: enabling it asks the user, with why.
+func TestRunawayRuleIsStoppedAndTheUserSeesWhy(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	s := r.fx.Session(t)
+	var saved struct {
+		RuleID string `json:"ruleId"`
+	}
+	s.OK(t, "hubitat_create_rule", obj("name", "toggle bomb",
+		"triggers", list(obj("type", "device_event", "deviceId", "3", "attribute", "switch")),
+		"actions", list(obj("type", "repeat", "times", 20, "actions", list(obj("type", "toggle_device", "deviceId", "3"))))), &saved)
+	id := saved.RuleID
+	s.OK(t, "hubitat_send_command", obj("deviceId", "3", "command", "on"), nil)
+
+	var diag rules.Diagnostics
+	eventually(t, "the runaway to be stopped", func() bool {
+		diag = rules.Diagnostics{}
+		s.OK(t, "hubitat_get_rule_diagnostics", obj("ruleId", id), &diag)
+		return !diag.Rule.Enabled && diag.Rule.DisabledReason != "" && !diag.Running && diag.Queued == 0
+	})
+	if !strings.Contains(diag.Rule.DisabledReason, "its own commands triggered it again") || diag.Rule.DisabledAt == nil {
+		t.Errorf("diagnostics say %q at %v", diag.Rule.DisabledReason, diag.Rule.DisabledAt)
+	}
+	// The model's own command, then at most the runs before the loop limit, 20 commands each.
+	sent := r.hub.Requests("GET /devices/3/on") + r.hub.Requests("GET /devices/3/off")
+	if bound := 1 + (rules.DefaultLoopRuns+1)*20; sent > bound {
+		t.Errorf("the hub received %d commands; want at most %d", sent, bound)
+	}
+
+	var listed struct {
+		Rules []struct {
+			DisabledReason string `json:"disabledReason"`
+			DisabledAt     string `json:"disabledAt"`
+		} `json:"rules"`
+	}
+	s.OK(t, "hubitat_list_rules", nil, &listed)
+	if len(listed.Rules) != 1 || listed.Rules[0].DisabledReason != diag.Rule.DisabledReason || listed.Rules[0].DisabledAt == "" {
+		t.Errorf("listed %+v", listed)
+	}
+	var got rules.Rule
+	s.OK(t, "hubitat_get_rule", obj("ruleId", id), &got)
+	if got.DisabledReason != diag.Rule.DisabledReason {
+		t.Errorf("hubitat_get_rule says %q", got.DisabledReason)
+	}
+
+	// Enabling it again, or updating it enabled, is the user's decision, and the question says why.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"hubitat_enable_rule", obj("ruleId", id, "confirm", true)},
+		{"hubitat_update_rule", obj("ruleId", id, "enabled", true, "confirm", true)},
+	} {
+		e := r.fx.Session(t).Fail(t, c.tool, c.args)
+		if e.Code != "confirmation_required" {
+			t.Errorf("%s: %+v", c.tool, e)
+		}
+	}
+	var asked []string
+	s2 := r.fx.SessionWith(t, &mcp.ClientOptions{ElicitationHandler: accept(&asked)})
+	s2.OK(t, "hubitat_enable_rule", obj("ruleId", id), nil)
+	if len(asked) != 1 || !strings.Contains(asked[0], "hamcp stopped") || !strings.Contains(asked[0], "its own commands triggered it again") {
+		t.Errorf("the user was asked %q", asked)
+	}
+	got = rules.Rule{}
+	s.OK(t, "hubitat_get_rule", obj("ruleId", id), &got)
+	if !got.Enabled || got.DisabledReason != "" || got.DisabledAt != nil {
+		t.Errorf("enabled again: %+v", got)
+	}
+	s.OK(t, "hubitat_disable_rule", obj("ruleId", id), nil)
+}
