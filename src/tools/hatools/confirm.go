@@ -43,6 +43,7 @@ type walk struct {
 	read      bool
 	statesErr error
 	entries   map[string]homeassistant.EntityEntry
+	noEntry   map[string]bool // registry entries that could not be read: the worst case
 	marked    map[string]string
 	markRead  bool
 	trig      *triggerIndex
@@ -59,7 +60,7 @@ type walk struct {
 }
 
 func newWalk(d Deps) *walk {
-	return &walk{d: d, seen: map[string]bool{}, facts: map[string]bool{}, entries: map[string]homeassistant.EntityEntry{}}
+	return &walk{d: d, seen: map[string]bool{}, facts: map[string]bool{}, entries: map[string]homeassistant.EntityEntry{}, noEntry: map[string]bool{}}
 }
 
 // fact records something the decision rests on, for the digest.
@@ -160,14 +161,8 @@ func (w *walk) classes(ctx context.Context, ids []string) {
 	}
 	got, err := w.d.HA.EntityEntries(ctx, need)
 	for _, id := range need {
-		e, ok := got[id]
-		if !ok {
-			e = homeassistant.EntityEntry{EntityID: id}
-			if err != nil {
-				e.Platform = "?" // unreadable: entity() assumes the worst
-			}
-		}
-		w.entries[id] = e
+		w.entries[id] = got[id] // the zero entry: the registry does not know it
+		w.noEntry[id] = err != nil
 	}
 }
 
@@ -180,9 +175,9 @@ func (w *walk) entity(id string) sensitive.Entity {
 	if known {
 		e.Name = s.FriendlyName()
 	}
-	if entry, ok := w.entries[id]; ok && entry.Platform == "?" {
+	if w.noEntry[id] {
 		e.DeviceClass = "garage"
-	} else if ok && entry.UniqueID != "" {
+	} else if entry, ok := w.entries[id]; ok && entry.UniqueID != "" {
 		e.DeviceClass = entry.Class()
 	} else if known {
 		e.DeviceClass, _ = s.Attributes["device_class"].(string)
@@ -405,7 +400,7 @@ func (w *walk) effects(ctx context.Context, name, domain, service string, t sens
 			w.scene(ctx, e)
 		}
 	case domain == "scene" && service == "apply":
-		w.sceneEntities("scene.apply", data["entities"])
+		w.sceneEntities(ctx, "scene.apply", data["entities"])
 	case domain == "scene" && service == "create":
 		w.sceneCreate(ctx, data)
 	case domain == "group" && service == "set":
@@ -620,7 +615,7 @@ func (w *walk) scene(ctx context.Context, e sensitive.Entity) {
 	if id, _ := w.states[e.ID].Attributes["id"].(string); id != "" {
 		if cfg, err := w.item(ctx, homeassistant.KindScene, id); err == nil {
 			m, _ := cfg.(map[string]any)
-			w.sceneEntities(e.ID, m["entities"])
+			w.sceneEntities(ctx, e.ID, m["entities"])
 			return
 		}
 	}
@@ -642,7 +637,7 @@ func (w *walk) scene(ctx context.Context, e sensitive.Entity) {
 	}
 }
 
-func (w *walk) sceneEntities(scene string, v any) {
+func (w *walk) sceneEntities(ctx context.Context, scene string, v any) {
 	switch ents := v.(type) {
 	case map[string]any:
 		ids := make([]string, 0, len(ents))
@@ -650,7 +645,7 @@ func (w *walk) sceneEntities(scene string, v any) {
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
-		w.classes(context.Background(), lowered(ids))
+		w.classes(ctx, lowered(ids))
 		for _, id := range ids {
 			e := w.entity(strings.ToLower(id))
 			w.hits = append(w.hits, sensitive.SceneState(e, ents[id])...)
@@ -666,7 +661,7 @@ func (w *walk) sceneEntities(scene string, v any) {
 // now. Entities it snapshots are set back to whatever state they are in when it is made.
 func (w *walk) sceneCreate(ctx context.Context, data map[string]any) {
 	id, _ := data["scene_id"].(string)
-	w.sceneEntities("scene."+id, data["entities"])
+	w.sceneEntities(ctx, "scene."+id, data["entities"])
 	snap, _ := idList(data["snapshot_entities"])
 	w.classes(ctx, snap)
 	for _, sid := range snap {
@@ -918,7 +913,7 @@ func (w *walk) yamlScenesAndGroups(ctx context.Context, v any, depth int) {
 		switch ents := x["entities"].(type) {
 		case map[string]any:
 			name, _ := x["name"].(string)
-			w.sceneEntities("the scene "+name, ents)
+			w.sceneEntities(ctx, "the scene "+name, ents)
 		case []any, string:
 			w.groupSet(ctx, map[string]any{"object_id": "(defined in YAML)", "entities": ents})
 		}
