@@ -314,7 +314,6 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 		MountAuthed:         []func(g *echo.Group){requestRoutes(a.Permissions)},
 		Mount:               mounts,
 		ResourceMetadataURL: resourceMetadata,
-		Ingress:             a.Config.InAddon(),
 	}), nil
 }
 

@@ -50,7 +50,10 @@ type PanelOptions struct {
 // Panel builds the hamcp panel (Home Assistant's sidebar, through ingress).
 func (a *App) Panel(o PanelOptions) (*panel.Panel, error) {
 	return panel.New(panel.Options{
-		Permissions:   a.Permissions,
+		Permissions: a.Permissions,
+		// Only active Home Assistant administrators use the panel: HA's user list, read with
+		// hamcp's own access (the Supervisor's system user in the add-on), says who they are.
+		Users:         a.HA.Users,
 		Audit:         a.Store,
 		OAuth:         a.panelOAuth,
 		Connect:       a.panelConnect,

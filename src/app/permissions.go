@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/labstack/echo/v4"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/hamcp/hamcp/src/approval"
 	"github.com/hamcp/hamcp/src/config"
@@ -101,47 +100,25 @@ func (a *App) startApprovals(base string, ln net.Addr) {
 	}
 }
 
-// PanelApprover is who answers a request in a call that Home Assistant's ingress vouched for
-// (the add-on panel): the only token-less caller besides the approval page that may approve. ok is
-// false for every other caller, bearer tokens included.
-func PanelApprover(ti *auth.TokenInfo) (permission.Approver, bool) {
-	if ti == nil || ti.Extra["kind"] != "ingress" || ti.UserID == "" {
-		return permission.Approver{}, false
-	}
-	name, _ := ti.Extra["user_name"].(string)
-	return permission.Approver{Via: permission.ViaPanel, UserID: ti.UserID, Name: name}, true
-}
-
 // requestRoutes is the token-facing side of permission requests. A token sees and may deny only the
-// requests its own sessions made; it can never approve, since the model holds the token. Requests
-// that Home Assistant's ingress vouched for (the panel) see every request and may approve or deny.
-// Session ids never appear: requests name their session by its label.
+// requests its own sessions made; it can never approve, since the model holds the token. The user
+// approves on the approval page or in the panel, which has its own listener and checks that its
+// visitor is an active Home Assistant administrator (package panel). Session ids never appear:
+// requests name their session by its label.
 func requestRoutes(m *permission.Manager) func(g *echo.Group) {
 	return func(g *echo.Group) {
 		g.GET("/api/permissions/requests", func(c echo.Context) error {
 			ti := httpserver.TokenInfo(c.Request())
-			if _, panel := PanelApprover(ti); panel {
-				return c.JSON(http.StatusOK, map[string]any{"requests": m.Pending()})
-			}
 			return c.JSON(http.StatusOK, map[string]any{"requests": m.PendingFor(permtools.Identity(ti))})
 		})
 		answer := func(approve bool) echo.HandlerFunc {
 			return func(c echo.Context) error {
 				id := c.Param("id")
-				ti := httpserver.TokenInfo(c.Request())
-				by, panel := PanelApprover(ti)
-				var err error
-				switch {
-				case panel && approve:
-					err = m.Approve(c.Request().Context(), id, by)
-				case panel:
-					err = m.Deny(c.Request().Context(), id, by)
-				case approve:
+				if approve {
 					return c.JSON(http.StatusForbidden, map[string]any{"error": "a token cannot approve permission requests: " +
 						"the user approves on the approval page (the link in the permission_required error) or in the hamcp panel"})
-				default:
-					err = m.DenyAsOwner(c.Request().Context(), id, permtools.Identity(ti))
 				}
+				err := m.DenyAsOwner(c.Request().Context(), id, permtools.Identity(httpserver.TokenInfo(c.Request())))
 				switch {
 				case errors.Is(err, permission.ErrNotOwner):
 					return c.JSON(http.StatusForbidden, map[string]any{"error": err.Error()})

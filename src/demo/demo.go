@@ -16,6 +16,7 @@ import (
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/panel"
 	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/src/sim/hass"
 	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
 )
 
@@ -122,8 +123,9 @@ const (
 )
 
 // DemoUser is who the demo's panel takes its visitor for: in the add-on, Home Assistant's ingress
-// names the user instead.
-var DemoUser = panel.User{ID: "demo-user-0001", Name: "demo", DisplayName: "Demo Administrator"}
+// names the user instead. The panel checks them against the simulated HA's user list like anyone
+// else, which lists them as an administrator.
+var DemoUser = panel.User{ID: hass.DemoAdminID, Name: "demo", DisplayName: "Demo Administrator"}
 
 // servePanel serves the hamcp panel on a loopback port, answering loopback only, as DemoUser.
 func (d *Demo) servePanel(ctx context.Context) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 
@@ -35,10 +34,6 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 	return func(c echo.Context) error {
 		r := c.Request()
-		if info := s.ingressUser(r); info != nil {
-			c.SetRequest(r.WithContext(context.WithValue(r.Context(), tokenKey{}, info)))
-			return next(c)
-		}
 		h := r.Header.Get("Authorization")
 		scheme, token, found := strings.Cut(h, " ")
 		if !found || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
@@ -83,23 +78,6 @@ func (s *Server) challenge(c echo.Context, errCode, msg string) error {
 	return nil
 }
 
-// ingressAddr is the Supervisor's address, the only peer that speaks for HA's ingress.
-const ingressAddr = "172.30.32.2"
-
-// ingressUser identifies a request that came through Home Assistant's ingress (the add-on
-// panel): the Supervisor authenticated the user and set X-Remote-User-Id, stripping any such
-// header the browser sent. Only trusted on a direct connection from the Supervisor.
-func (s *Server) ingressUser(r *http.Request) *auth.TokenInfo {
-	if !s.o.Ingress {
-		return nil
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	id := r.Header.Get("X-Remote-User-Id")
-	if err != nil || host != ingressAddr || id == "" {
-		return nil
-	}
-	return &auth.TokenInfo{UserID: "ha-user:" + id, Scopes: []string{authn.ScopeFull}, Extra: map[string]any{"kind": "ingress", "user_name": r.Header.Get("X-Remote-User-Name")}}
-}
 
 // TokenInfo returns the authenticated identity of a request served by a MountAuthed route.
 func TokenInfo(r *http.Request) *auth.TokenInfo { return tokenInfo(r) }

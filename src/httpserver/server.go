@@ -47,9 +47,6 @@ type Options struct {
 	Mount []func(e *echo.Echo)
 	// MountAuthed adds routes that need the same authentication as /mcp (permission approvals).
 	MountAuthed []func(g *echo.Group)
-	// Ingress trusts Home Assistant's ingress proxy (172.30.32.2): its X-Remote-User-Id header
-	// identifies a logged-in HA user without a bearer token (the add-on panel).
-	Ingress bool
 
 	// Limits; zero means the Default… constant of the same name.
 	MaxConnsPerIP       int

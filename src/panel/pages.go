@@ -63,6 +63,11 @@ var pages = sync.OnceValue(func() map[string]*template.Template {
 	return out
 })
 
+// refusalPage is the page for visitors the panel does not serve; parsed on first use like pages.
+var refusalPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(assets, "assets/refused.html"))
+})
+
 // view is what every page template gets.
 type view struct {
 	Title, Page  string
@@ -91,16 +96,25 @@ var flashes = map[string]flash{
 
 func (p *Panel) routes() {
 	m := http.NewServeMux()
-	m.HandleFunc("GET /{$}", p.connectPage)
-	m.HandleFunc("GET /connect/checks", p.connectChecks)
-	m.HandleFunc("GET /approvals", p.approvalsPage)
-	m.HandleFunc("GET /approvals/live", p.approvalsLive)
-	m.HandleFunc("POST /approvals/{id}/{answer}", p.answer)
-	m.HandleFunc("POST /grants/revoke", p.revokeGrant)
-	m.HandleFunc("GET /clients", p.clientsPage)
-	m.HandleFunc("POST /clients/revoke", p.revokeOAuth)
-	m.HandleFunc("GET /activity", p.activityPage)
-	m.HandleFunc("GET /status", p.statusPage)
+	// Every route that shows or decides anything is for active Home Assistant administrators only;
+	// the stylesheet and script are the same for everyone (the refusal page uses the stylesheet).
+	admins := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if p.admit(w, r) {
+				h(w, r)
+			}
+		}
+	}
+	m.HandleFunc("GET /{$}", admins(p.connectPage))
+	m.HandleFunc("GET /connect/checks", admins(p.connectChecks))
+	m.HandleFunc("GET /approvals", admins(p.approvalsPage))
+	m.HandleFunc("GET /approvals/live", admins(p.approvalsLive))
+	m.HandleFunc("POST /approvals/{id}/{answer}", admins(p.answer))
+	m.HandleFunc("POST /grants/revoke", admins(p.revokeGrant))
+	m.HandleFunc("GET /clients", admins(p.clientsPage))
+	m.HandleFunc("POST /clients/revoke", admins(p.revokeOAuth))
+	m.HandleFunc("GET /activity", admins(p.activityPage))
+	m.HandleFunc("GET /status", admins(p.statusPage))
 	m.HandleFunc("GET /static/{file}", p.static)
 	p.mux = m
 }

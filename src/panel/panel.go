@@ -5,7 +5,9 @@
 //
 // Trust comes from the TCP peer only: the Supervisor's ingress proxy (172.30.32.2) and, where the
 // caller allows it, loopback. Home Assistant's X-Remote-User-* headers name the user who opened the
-// panel, and they are read only from those peers; X-Forwarded-For is never consulted.
+// panel, and they are read only from those peers; X-Forwarded-For is never consulted. Home Assistant
+// opens ingress to every user, so that user must also be an active administrator in Home
+// Assistant's user list (admins.go).
 package panel
 
 import (
@@ -24,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/oauth"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
@@ -59,7 +62,10 @@ type AuditLog interface {
 // Options configure the panel.
 type Options struct {
 	Permissions *permission.Manager // required
-	Audit       AuditLog            // nil hides the Activity page's entries
+	// Users reads Home Assistant's user list (config/auth/list) with hamcp's own access; required.
+	// Only users it lists as active administrators are served.
+	Users func(ctx context.Context) ([]homeassistant.AuthUser, error)
+	Audit AuditLog // nil hides the Activity page's entries
 	// OAuth is the authorization server whose sign-ins the Clients page lists; it returns nil while
 	// OAuth is off (no external_url). Nil means always off.
 	OAuth func() *oauth.Server
@@ -72,8 +78,9 @@ type Options struct {
 	// AllowLoopback also accepts requests from loopback addresses (the demo; an add-on leaves it off,
 	// so that nothing running inside the container can speak for the user).
 	AllowLoopback bool
-	// DemoUser is the user of a request that carries no X-Remote-User-Id (the demo on loopback). Nil
-	// means such requests may look but not decide.
+	// DemoUser is the user of a request that carries no X-Remote-User-Id (the demo on loopback). It
+	// must be an administrator in Home Assistant's user list like anyone else. Nil means such
+	// requests are refused.
 	DemoUser *User
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -88,12 +95,16 @@ type Panel struct {
 	now     func() time.Time
 	csrfKey [32]byte
 	mux     *http.ServeMux
+	admins  *admins
 }
 
 // New checks the options and builds the handler.
 func New(o Options) (*Panel, error) {
 	if o.Permissions == nil {
 		return nil, errors.New("panel: Options.Permissions is required")
+	}
+	if o.Users == nil {
+		return nil, errors.New("panel: Options.Users is required: the panel serves only the administrators Home Assistant's user list names")
 	}
 	if o.Connect == nil {
 		o.Connect = func(*http.Request) Connect { return Connect{} }
@@ -116,7 +127,7 @@ func New(o Options) (*Panel, error) {
 	if o.PollEvery <= 0 {
 		o.PollEvery = 2 * time.Second
 	}
-	p := &Panel{o: o, log: o.Logger, now: o.Now}
+	p := &Panel{o: o, log: o.Logger, now: o.Now, admins: &admins{list: o.Users, now: o.Now}}
 	if _, err := rand.Read(p.csrfKey[:]); err != nil {
 		return nil, fmt.Errorf("panel: CSRF key: %w", err)
 	}

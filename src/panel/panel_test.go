@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/permission"
+	"github.com/hamcp/hamcp/src/sim/hass"
 	"github.com/hamcp/hamcp/src/store"
 )
 
@@ -53,6 +54,9 @@ func newFixture(t *testing.T, o Options) *fixture {
 		t.Fatal(err)
 	}
 	o.Permissions, o.Audit = m, st
+	if o.Users == nil {
+		o.Users = haUsers(t)
+	}
 	if f.p, err = New(o); err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +86,14 @@ func (f *fixture) do(c call) *httptest.ResponseRecorder {
 	return w
 }
 
-var alice = map[string]string{"X-Remote-User-Id": "a1b2c3", "X-Remote-User-Name": "alice", "X-Remote-User-Display-Name": "Alice Admin"}
+// alice is an active administrator in the simulated Home Assistant's user list.
+var alice = map[string]string{"X-Remote-User-Id": hass.DemoAdminID, "X-Remote-User-Name": "alice", "X-Remote-User-Display-Name": "Alice Admin"}
 
 // TestOnlyTheSupervisorAndLoopbackAreServed decides on the TCP peer address alone: forwarding
 // headers and user headers from anyone else change nothing.
 func TestOnlyTheSupervisorAndLoopbackAreServed(t *testing.T) {
 	t.Parallel()
-	forged := map[string]string{"X-Forwarded-For": "172.30.32.2", "X-Real-IP": "127.0.0.1", "X-Remote-User-Id": "a1b2c3"}
+	forged := map[string]string{"X-Forwarded-For": "172.30.32.2", "X-Real-IP": "127.0.0.1", "X-Remote-User-Id": hass.DemoAdminID}
 	for _, tt := range []struct {
 		name     string
 		remote   string
@@ -96,14 +101,14 @@ func TestOnlyTheSupervisorAndLoopbackAreServed(t *testing.T) {
 		header   map[string]string
 		want     int
 	}{
-		{"supervisor", supervisorPeer, false, nil, http.StatusOK},
-		{"supervisor as IPv4-mapped IPv6", "[::ffff:172.30.32.2]:48000", false, nil, http.StatusOK},
-		{"neighbour of the supervisor", "172.30.32.3:48000", false, nil, http.StatusForbidden},
+		{"supervisor", supervisorPeer, false, alice, http.StatusOK},
+		{"supervisor as IPv4-mapped IPv6", "[::ffff:172.30.32.2]:48000", false, alice, http.StatusOK},
+		{"neighbour of the supervisor", "172.30.32.3:48000", false, alice, http.StatusForbidden},
 		{"LAN with forged forwarding and user headers", "192.168.1.20:5555", false, forged, http.StatusForbidden},
 		{"LAN even when loopback is allowed", "192.168.1.20:5555", true, forged, http.StatusForbidden},
-		{"loopback in the add-on", "127.0.0.1:5555", false, nil, http.StatusForbidden},
-		{"loopback in the demo", "127.0.0.1:5555", true, nil, http.StatusOK},
-		{"IPv6 loopback in the demo", "[::1]:5555", true, nil, http.StatusOK},
+		{"loopback in the add-on", "127.0.0.1:5555", false, alice, http.StatusForbidden},
+		{"loopback in the demo", "127.0.0.1:5555", true, alice, http.StatusOK},
+		{"IPv6 loopback in the demo", "[::1]:5555", true, alice, http.StatusOK},
 		{"no port", "172.30.32.2", false, nil, http.StatusForbidden},
 		{"garbage", "not-an-address", true, nil, http.StatusForbidden},
 		{"empty", "", true, nil, http.StatusForbidden},
@@ -130,7 +135,7 @@ func TestForgedApprovalFromElsewhereIsRefused(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{})
 	// Even the right CSRF token (as if leaked) does not help from the wrong address.
-	form := url.Values{"csrf": {f.p.csrfToken(User{ID: "a1b2c3"})}}
+	form := url.Values{"csrf": {f.p.csrfToken(User{ID: hass.DemoAdminID})}}
 	for _, remote := range []string{"10.0.0.7:40000", "172.30.33.2:40000", "127.0.0.1:40000"} {
 		h := map[string]string{"X-Forwarded-For": "172.30.32.2"}
 		for k, v := range alice {
@@ -152,7 +157,7 @@ func TestDecisionsNeedTheUserAndTheForm(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{})
 	path := "/approvals/" + f.pending.ID + "/approve"
-	good := f.p.csrfToken(User{ID: "a1b2c3"})
+	good := f.p.csrfToken(User{ID: hass.DemoAdminID})
 	withSite := func(site string) map[string]string {
 		h := map[string]string{"Sec-Fetch-Site": site}
 		for k, v := range alice {
@@ -166,7 +171,7 @@ func TestDecisionsNeedTheUserAndTheForm(t *testing.T) {
 		form   url.Values
 		want   string
 	}{
-		{"no user", nil, url.Values{"csrf": {good}}, "no Home Assistant user"},
+		{"no user", nil, url.Values{"csrf": {good}}, "did not say who opened the panel"},
 		{"no token", alice, url.Values{}, "CSRF"},
 		{"another user's token", alice, url.Values{"csrf": {f.p.csrfToken(User{ID: "someone-else"})}}, "CSRF"},
 		{"cross-site", withSite("cross-site"), url.Values{"csrf": {good}}, "did not come from the hamcp panel"},
@@ -192,7 +197,7 @@ func TestDecisionsNeedTheUserAndTheForm(t *testing.T) {
 	}
 	f.m.Close() // flushes the audit queue
 	entries, _, err := f.st.ListAudit(context.Background(), store.AuditQuery{Outcome: store.OutcomeGranted})
-	if err != nil || len(entries) != 1 || !strings.Contains(entries[0].Detail, "Alice Admin (Home Assistant user a1b2c3) in the hamcp panel") {
+	if err != nil || len(entries) != 1 || !strings.Contains(entries[0].Detail, "Alice Admin (Home Assistant user "+hass.DemoAdminID+") in the hamcp panel") {
 		t.Fatalf("audit: %v %+v", err, entries)
 	}
 }
