@@ -26,6 +26,7 @@ import (
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/permission"
+	"github.com/hamcp/hamcp/src/rules"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -52,6 +53,7 @@ type App struct {
 	Files       *fsguard.FS
 	Supervisor  *supervisor.Client // nil outside the add-on
 	Hubitat     *hubitat.Client    // nil when no hub is configured (hubitat_url)
+	rules       *rules.Engine      // hamcp's Hubitat rules, nil without a hub
 	Registry    *toolkit.Registry
 	Builder     *mcpserver.Builder
 

@@ -113,6 +113,7 @@ func (a *App) startRules(ctx context.Context, c *hubitat.Client, log func(ctx co
 		}
 	}()
 	a.closers = append(a.closers, func() error { <-started; return e.Close() })
+	a.rules = e
 	return e
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/hamcp/hamcp/src/panel"
 	"github.com/hamcp/hamcp/src/sshserver"
 	"github.com/hamcp/hamcp/src/toolkit"
+	"github.com/hamcp/hamcp/src/tools/hatools"
 )
 
 // panelState is what the panel needs to know about the transports, recorded as they start.
@@ -352,6 +353,22 @@ func (a *App) panelStatus(ctx context.Context) panel.Status {
 			}
 		}
 		s.Toolsets = append(s.Toolsets, panel.ToolsetCount{Name: ts, Enabled: n, Total: total})
+	}
+	if list, err := hatools.SensitiveEntities(ctx, hatools.Deps{HA: a.HA, SensitiveEntities: a.Config.SensitiveEntities}); err != nil {
+		s.SensitiveErr = err.Error()
+	} else {
+		for _, e := range list {
+			s.Sensitive = append(s.Sensitive, panel.SensitiveEntity{EntityID: e.EntityID, Why: e.Why})
+		}
+	}
+	if a.rules != nil {
+		if list, err := a.rules.List(ctx); err == nil {
+			for _, r := range list {
+				if r.DisabledReason != "" && r.DisabledAt != nil {
+					s.StoppedRules = append(s.StoppedRules, panel.StoppedRule{Name: r.Name, Reason: r.DisabledReason, At: *r.DisabledAt})
+				}
+			}
+		}
 	}
 	listed, mode := a.Builder.Listed(false)
 	s.ToolsListed, s.ToolsListBytes = len(listed), toolkit.ListBytes(listed)

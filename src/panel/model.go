@@ -54,6 +54,26 @@ type Status struct {
 	// ToolsListed and ToolsListBytes are the size of tools/list for a full-access session.
 	ToolsListed    int
 	ToolsListBytes int
+	// Sensitive is what hamcp asks the user about however it is reached (the effective list:
+	// locks, alarm panels, garage doors and the openers beside them or in sensitive_entities);
+	// SensitiveErr says why it could not be read.
+	Sensitive    []SensitiveEntity
+	SensitiveErr string
+	// StoppedRules are hamcp's Hubitat rules it stopped and disabled as runaways, with the reason.
+	StoppedRules []StoppedRule
+}
+
+// SensitiveEntity is one entry of the effective list of what the user confirms.
+type SensitiveEntity struct {
+	EntityID string
+	Why      string
+}
+
+// StoppedRule is a rule hamcp disabled because it ran away.
+type StoppedRule struct {
+	Name   string
+	Reason string
+	At     time.Time
 }
 
 // Backend is one system hamcp depends on and whether it answers now.

@@ -321,3 +321,53 @@ func invalidateAutomations(ha *homeassistant.Client) {
 func outOfReach(err error) bool {
 	return errors.Is(err, homeassistant.ErrUnavailable) || errors.Is(err, homeassistant.ErrUnauthorized) || errors.Is(err, homeassistant.ErrNoAnswer)
 }
+
+// SensitiveEntity is one entity whose use the user confirms, for the panel's list.
+type SensitiveEntity struct {
+	EntityID string `json:"entity_id"`
+	Why      string `json:"why"`
+}
+
+// SensitiveEntities lists, for the panel, the entities hamcp asks about however they are reached:
+// locks, alarm panels, garage doors and gates (by the registry's device class), and the openers
+// marked beside them or in the sensitive_entities option.
+func SensitiveEntities(ctx context.Context, d Deps) ([]SensitiveEntity, error) {
+	a := authorityOf(d)
+	a.watch(ctx)
+	marked, err := a.marked.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registryOf(d.HA).get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []SensitiveEntity
+	var covers []string
+	for id := range reg.entities {
+		switch domain, _, _ := strings.Cut(id, "."); domain {
+		case "lock":
+			out = append(out, SensitiveEntity{id, "a lock: unlocking and opening"})
+		case "alarm_control_panel":
+			out = append(out, SensitiveEntity{id, "an alarm panel: disarming and triggering"})
+		case "cover":
+			covers = append(covers, id)
+		}
+	}
+	if len(covers) > 0 {
+		entries, err := d.HA.EntityEntries(ctx, covers)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range covers {
+			if c := entries[id].Class(); c == "garage" || c == "gate" {
+				out = append(out, SensitiveEntity{id, "a " + c + " cover: opening and moving"})
+			}
+		}
+	}
+	for id, why := range marked {
+		out = append(out, SensitiveEntity{id, "any service: " + why})
+	}
+	slices.SortFunc(out, func(x, y SensitiveEntity) int { return strings.Compare(x.EntityID, y.EntityID) })
+	return out, nil
+}

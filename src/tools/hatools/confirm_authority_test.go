@@ -13,6 +13,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
+	"github.com/hamcp/hamcp/src/tools/hatools"
 )
 
 // The red team's routes to the front door, the alarm and the garage without a question, each as a
@@ -307,5 +308,30 @@ func TestSwapWhileTheUserIsAskedIsNotCovered(t *testing.T) {
 	e.assertUntouched(t)
 	if len(asked) != 1 || !strings.Contains(asked[0], "lock.back_door") {
 		t.Errorf("the user was asked %q", asked)
+	}
+}
+
+// The panel's list of what hamcp asks about: locks, alarm panels, garage doors by the registry's
+// device class, and the openers beside them or in the option.
+func TestSensitiveEntitiesList(t *testing.T) {
+	t.Parallel()
+	e := admStart(t, admOpts{sensitive: []string{"switch.christmas_lights"}})
+	list, err := hatools.SensitiveEntities(context.Background(), hatools.Deps{HA: e.ha, SensitiveEntities: []string{"switch.christmas_lights"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range list {
+		got[s.EntityID] = s.Why
+	}
+	for _, want := range []string{"lock.front_door", "lock.back_door", "alarm_control_panel.home_alarm", "cover.garage_door", "switch.christmas_lights"} {
+		if got[want] == "" {
+			t.Errorf("%s missing from %v", want, got)
+		}
+	}
+	for _, not := range []string{"cover.living_room_blinds", "light.porch"} {
+		if got[not] != "" {
+			t.Errorf("%s listed: %s", not, got[not])
+		}
 	}
 }
