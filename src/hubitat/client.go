@@ -205,7 +205,7 @@ func (c *Client) apiError(path string, r *reply) error {
 	if json.Unmarshal(body, &obj) == nil && obj.Message != "" {
 		body = []byte(obj.Message)
 	}
-	msg := clean(redact(string(body), c.token, c.password))
+	msg := clean(scrubText(string(body), c.token, c.password))
 	if msg == "" || strings.HasPrefix(strings.TrimSpace(string(r.body)), "<") {
 		msg = http.StatusText(r.status)
 	}

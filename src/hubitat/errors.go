@@ -54,10 +54,10 @@ type scrubbed struct {
 	secrets []string
 }
 
-func (s *scrubbed) Error() string { return redact(s.err.Error(), s.secrets...) }
+func (s *scrubbed) Error() string { return scrubText(s.err.Error(), s.secrets...) }
 func (s *scrubbed) Unwrap() error { return s.err }
 
-func redact(text string, secrets ...string) string {
+func scrubText(text string, secrets ...string) string {
 	for _, sec := range secrets {
 		if len(sec) >= 4 {
 			text = strings.ReplaceAll(text, sec, "[redacted]")

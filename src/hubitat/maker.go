@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/hamcp/hamcp/src/redact"
 )
 
 // maker GETs a Maker API route. The token travels as the access_token query parameter, the only
@@ -173,7 +175,7 @@ func (c *Client) SendCommand(ctx context.Context, id, command string, args ...st
 	}
 	for i, a := range args {
 		if strings.Contains(a, ",") {
-			return fmt.Errorf("parameters[%d] %q contains a comma, which Maker API would split into two arguments", i, clean(a))
+			return fmt.Errorf("parameters[%d] contains a comma, which Maker API would split into two arguments", i)
 		}
 	}
 	if c.cache.Live() {
@@ -201,7 +203,36 @@ func (c *Client) SendCommand(ctx context.Context, id, command string, args ...st
 		sub += "/" + strings.Join(esc, ",")
 	}
 	_, err := c.deviceGet(ctx, id, sub)
-	return err
+	return hideArgs(err, id, command, args)
+}
+
+// hideArgs keeps a command's secret arguments (a lock code given to setCode) out of its error:
+// the route it names, and whatever quotes the URL (a connection error).
+func hideArgs(err error, id, command string, args []string) error {
+	if err == nil {
+		return nil
+	}
+	shown := redact.Args(command, args)
+	var secrets []string
+	for i, a := range args {
+		if shown[i] != a {
+			secrets = append(secrets, a, url.PathEscape(a), url.QueryEscape(a))
+		}
+	}
+	if len(secrets) == 0 {
+		return err
+	}
+	esc := make([]string, len(args))
+	for i, a := range args {
+		esc[i] = url.PathEscape(a)
+	}
+	route := "/devices/" + id + "/" + command + "/" + strings.Join(shown, ",")
+	var api *APIError
+	if errors.As(err, &api) {
+		api.Path = route
+	}
+	// The whole argument segment first: it also hides a code too short to replace on its own.
+	return &scrubbed{err: err, secrets: append([]string{strings.Join(esc, ","), strings.Join(args, ",")}, secrets...)}
 }
 
 func commandName(s string) bool {

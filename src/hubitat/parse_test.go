@@ -2,6 +2,7 @@ package hubitat
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -107,6 +108,7 @@ func TestAdminReplyNumber(t *testing.T) {
 func FuzzParseDevice(f *testing.F) {
 	f.Add([]byte(`{"id":"1","name":"n","label":"l","attributes":[{"name":"level","currentValue":50,"dataType":"NUMBER","values":null}],"commands":["on",{"command":"off"}],"capabilities":["Switch",{"attributes":[]}]}`))
 	f.Add([]byte(`[{"id":2,"attributes":{"switch":"on","level":"40","x":null},"commands":[{"command":"on"}]}]`))
+	f.Add([]byte(`{"id":"8","attributes":[{"name":"lockCodes","currentValue":"{\"1\":{\"name\":\"Family\",\"code\":\"1234\"}}","dataType":"JSON_OBJECT"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ds, _ := ParseDevices(b)
 		for _, d := range ds {
@@ -138,6 +140,7 @@ func FuzzParseEvent(f *testing.F) {
 	f.Add([]byte(`{"source":"DEVICE","name":"switch","value":"on","deviceId":12,"date":"2026-01-31T10:00:00.000+0000"}`))
 	f.Add([]byte(`{"content":{"name":"mode","value":"Night","deviceId":null,"isStateChange":"true"}}`))
 	f.Add([]byte(`[{"device_id":"3","name":"x","value":1,"date":1700000000000}]`))
+	f.Add([]byte(`{"name":"lockCodes","value":"{\"1\":{\"name\":\"Family\",\"code\":\"1234\"}}","deviceId":8,"descriptionText":"codes {\"1\":{\"code\":\"1234\"}}"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		e, err := ParseEvent(b)
 		if err == nil {
@@ -177,4 +180,40 @@ func FuzzAdminReply(f *testing.F) {
 			t.Fatalf("number %v", f)
 		}
 	})
+}
+
+// Codes are hidden as the hub's replies are read, whichever way a lock's codes arrive: the
+// detailed device, the all-devices map, an eventsocket frame, a postURL push, the events list.
+func TestParseHidesCodes(t *testing.T) {
+	const codes = `"{\"1\":{\"name\":\"Family\",\"code\":\"1234\"}}"`
+	for _, tc := range []struct {
+		name  string
+		parse func([]byte) (any, error)
+		body  string
+	}{
+		{"device", func(b []byte) (any, error) { return ParseDevice(b) },
+			`{"id":"8","attributes":[{"name":"lockCodes","currentValue":` + codes + `},{"name":"usercode","currentValue":1234}]}`},
+		{"all devices", func(b []byte) (any, error) { return ParseDevices(b) },
+			`[{"id":"8","attributes":{"lockCodes":` + codes + `,"lock":"locked"}}]`},
+		{"eventsocket frame", func(b []byte) (any, error) { return ParseEvent(b) },
+			`{"name":"lockCodes","value":` + codes + `,"deviceId":8,"descriptionText":"Front Door lockCodes is {\"1\":{\"name\":\"Family\",\"code\":\"1234\"}}"}`},
+		{"postURL push", func(b []byte) (any, error) { return ParseEvent(b) },
+			`{"content":{"name":"lockCodes","value":` + codes + `,"deviceId":8,"descriptionText":"code=1234"}}`},
+		{"events list", func(b []byte) (any, error) { return ParseEvents(b) },
+			`[{"name":"lockCodes","value":` + codes + `,"deviceId":8}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := tc.parse([]byte(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(b), "1234") || !strings.Contains(string(b), "Family") {
+				t.Errorf("parsed: %s", b)
+			}
+		})
+	}
 }

@@ -7,12 +7,24 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hamcp/hamcp/src/redact"
 )
 
 // Value is an attribute or event value as the hub sent it: a string, a number, a boolean, null
 // or (JSON_OBJECT, VECTOR3 attributes) a JSON value. The hub sends numbers as strings in some
 // replies and as numbers in others, so readers ask for the form they want.
 type Value struct{ raw json.RawMessage }
+
+// shown is the value as hamcp keeps it, under the attribute or event name it came with: every
+// secret in it (a lockCodes map's codes, a user code) hidden. Values are redacted as they are
+// parsed, so no cache, tool, rule log or event the model reads can hold a code.
+func shown(name string, v Value) Value {
+	if v.IsNull() {
+		return v
+	}
+	return Value{raw: redact.Attribute(name, v.raw)}
+}
 
 // IsNull reports a missing or null value.
 func (v Value) IsNull() bool {
@@ -216,7 +228,7 @@ func parseAttributes(raw json.RawMessage) []Attribute {
 		}
 		out := make([]Attribute, 0, len(m))
 		for k, v := range m {
-			out = append(out, Attribute{Name: k, Value: v})
+			out = append(out, Attribute{Name: k, Value: shown(k, v)})
 		}
 		slices.SortFunc(out, func(a, b Attribute) int { return strings.Compare(a.Name, b.Name) })
 		return out
@@ -240,7 +252,7 @@ func parseAttributes(raw json.RawMessage) []Attribute {
 			if v.IsNull() && !a.Value.IsNull() {
 				v = a.Value
 			}
-			out = append(out, Attribute{Name: a.Name, Value: v, DataType: a.DataType, Values: stringList(a.Values)})
+			out = append(out, Attribute{Name: a.Name, Value: shown(a.Name, v), DataType: a.DataType, Values: stringList(a.Values)})
 		}
 		return out
 	}
@@ -364,7 +376,7 @@ type wireEvent struct {
 }
 
 func (w wireEvent) event() Event {
-	e := Event{Source: w.Source, Name: w.Name, Value: w.Value, DisplayName: w.DisplayName, DescriptionText: w.DescriptionText, Type: w.Type}
+	e := Event{Source: w.Source, Name: w.Name, Value: shown(w.Name, w.Value), DisplayName: w.DisplayName, DescriptionText: w.DescriptionText, Type: w.Type}
 	e.Unit = Value{raw: w.Unit}.String()
 	e.DeviceID = idString(w.DeviceID)
 	if e.DeviceID == "" {
@@ -378,6 +390,12 @@ func (w wireEvent) event() Event {
 	}
 	if e.DescriptionText == "" {
 		e.DescriptionText = w.Description
+	}
+	e.DescriptionText = redact.Text(e.DescriptionText)
+	if redact.Key(e.Name) && !w.Value.IsNull() && strings.Contains(e.DescriptionText, w.Value.String()) {
+		// A driver that writes the secret into its description ("lockCodes are {…}") says no more
+		// than the event's name does.
+		e.DescriptionText = e.Name + " changed"
 	}
 	switch s := strings.TrimSpace(string(w.IsStateChange)); s {
 	case "true", `"true"`:

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/redact"
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -176,8 +177,10 @@ func matchesFilter(filter string, data map[string]any) bool {
 }
 
 // compactEvent is the notification a session receives: state changes as old → new, other
-// events with their data, cut down when large.
+// events with their data, cut down when large. The data is redacted first: a call_service event
+// carries the service_data of whoever called, an alarm code when the user disarms from the UI.
 func compactEvent(subID string, ev homeassistant.Event) json.RawMessage {
+	ev.Data = redact.Map(ev.Data)
 	out := map[string]any{"subscription_id": subID, "event_type": ev.EventType}
 	if !ev.TimeFired.IsZero() {
 		out["time_fired"] = ev.TimeFired.UTC().Format(time.RFC3339)

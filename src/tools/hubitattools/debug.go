@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hamcp/hamcp/src/redact"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -31,13 +32,15 @@ func (d Deps) Log(ctx context.Context, level, component, message string) {
 	d.LogRule(ctx, level, component, "", message)
 }
 
-// LogRule is Log for an entry about one rule (the rule engine's entries).
+// LogRule is Log for an entry about one rule (the rule engine's entries). A rule's log action
+// and its errors may quote what it saw or sent, so the message is redacted (package redact) here
+// as well as where the entries are read.
 func (d Deps) LogRule(ctx context.Context, level, component, ruleID, message string) {
 	if d.Store == nil {
 		return
 	}
 	_, _ = d.Store.AppendDebugLog(context.WithoutCancel(ctx), store.DebugEntry{Time: d.now(), Level: level,
-		Component: component, RuleID: ruleID, Message: message})
+		Component: component, RuleID: ruleID, Message: redact.Text(message)})
 }
 
 func debugTools(d Deps) []*toolkit.Tool {
@@ -79,7 +82,8 @@ type debugLogs struct {
 func entriesOf(es []store.DebugEntry) []debugEntry {
 	out := make([]debugEntry, 0, len(es))
 	for _, e := range es {
-		out = append(out, debugEntry{Time: stamp(e.Time), Level: e.Level, Component: e.Component, RuleID: e.RuleID, Message: e.Message, Details: e.Details})
+		out = append(out, debugEntry{Time: stamp(e.Time), Level: e.Level, Component: e.Component, RuleID: e.RuleID,
+			Message: redact.Text(e.Message), Details: redact.Text(e.Details)})
 	}
 	return out
 }
@@ -268,7 +272,7 @@ func (d Deps) bugReport(ctx context.Context, a bugReportArgs) (string, error) {
 	var recent []string
 	for _, e := range logs {
 		if e.Level == "warn" || e.Level == "error" {
-			line := fmt.Sprintf("[%s] %s: %s", stamp(e.Time), strings.ToUpper(e.Level), e.Message)
+			line := fmt.Sprintf("[%s] %s: %s", stamp(e.Time), strings.ToUpper(e.Level), redact.Text(e.Message))
 			if e.RuleID != "" {
 				line += " (Rule: " + e.RuleID + ")"
 			}
@@ -300,7 +304,7 @@ func (d Deps) bugReport(ctx context.Context, a bugReportArgs) (string, error) {
 		}
 		fmt.Fprintf(&b, "## Related Rule\n- **Rule ID:** %s\n- **Debug log entries:** %d\n", oneLine(a.RuleID), len(ruleLogs))
 		for _, e := range ruleLogs {
-			fmt.Fprintf(&b, "  - [%s] %s: %s\n", stamp(e.Time), strings.ToUpper(e.Level), e.Message)
+			fmt.Fprintf(&b, "  - [%s] %s: %s\n", stamp(e.Time), strings.ToUpper(e.Level), redact.Text(e.Message))
 		}
 		b.WriteString("\n")
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/redact"
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -341,6 +342,11 @@ func sendCommand(d Deps) *toolkit.Tool {
 			}
 			if err := d.Hub.SendCommand(ctx, dev.ID, a.Command, wire...); err != nil {
 				return commandResult{}, hubError(err, true, "check the device's state with hubitat_get_attribute before trying again")
+			}
+			for i := range params {
+				if redact.Arg(a.Command, i) {
+					params[i] = redact.Hidden // the model sent it, but the answer is also what a transcript keeps
+				}
 			}
 			return commandResult{Success: true, DeviceID: dev.ID, Device: dev.DisplayName(), Command: a.Command, Parameters: params}, nil
 		},
