@@ -26,6 +26,8 @@ type StateMirror struct {
 	nextL     uint64
 	notify    *queue[stateChange]
 	closed    bool
+
+	checks mirrorChecks // entities to read back from the state machine (mirror_confirm.go)
 }
 
 type stateChange struct{ old, new *State }
@@ -192,55 +194,145 @@ func (m *StateMirror) replace(states []State) {
 	m.version++
 	m.ready, m.live = true, true
 	m.syncedAt = time.Now()
+	m.emit(changes) // under m.mu, like applyEvent's
 	m.mu.Unlock()
-	m.emit(changes)
 }
 
-// applyEvent folds one state_changed event into the mirror.
-func (m *StateMirror) applyEvent(raw json.RawMessage) error {
-	var ev struct {
-		EventType string `json:"event_type"`
-		Data      struct {
-			EntityID string `json:"entity_id"`
-			NewState *State `json:"new_state"`
-		} `json:"data"`
-	}
+// What the mirror trusts. Anyone with an admin token can put a state_changed event on HA's bus —
+// REST POST /api/events/state_changed (api/__init__.py APIEventView, which even turns state dicts
+// into State objects, so subscribe_entities forwards them as real changes), WS fire_event
+// (websocket_api/commands.py handle_fire_event), or a script's `event:` action
+// (helpers/script.py _async_event_step) — and subscribe_events (handle_subscribe_events) hands
+// every one of them to the mirror. So an event's data is applied only when it carries the marks
+// that HA's state machine alone puts on it (core.py StateMachine.async_set_internal fires with
+// origin LOCAL, the new State's own context, and time_fired = the new state's last_updated, to
+// the microsecond):
+//
+//   - origin LOCAL: POST /api/events and WS fire_event fire with EventOrigin.remote;
+//   - data.entity_id names the new state's own entity (no change of domain or entity);
+//   - the event's context id is the new state's, and time_fired equals its last_updated: a
+//     script's event action fires LOCAL and can template the context id, but it renders its data
+//     before the event gets its time, so it cannot hit the timestamp;
+//   - device_class unchanged: the rare real change of it is read back rather than believed.
+//
+// Anything else — a removal (new_state null; the state machine's async_remove fires no
+// timestamp to bind to), REMOTE events, events that fail the binding — changes nothing from its
+// own data: applyEvent returns the entity id and the client reads that entity from the state
+// machine (GET /api/states/<id>; 404 is a real removal) and applies the answer with confirm.
+// Ordinary changes, thousands a minute on a big home, cost no round trip; removals are rare,
+// and forged events cost Home Assistant one read each, coalesced per entity.
+
+// stateChangedEvent is what applyEvent reads of a state_changed event.
+type stateChangedEvent struct {
+	EventType string    `json:"event_type"`
+	Origin    string    `json:"origin"`
+	TimeFired time.Time `json:"time_fired"`
+	Context   struct {
+		ID string `json:"id"`
+	} `json:"context"`
+	Data struct {
+		EntityID string `json:"entity_id"`
+		NewState *State `json:"new_state"`
+	} `json:"data"`
+}
+
+// fromStateMachine reports whether ev carries the marks of HA's state machine (see above).
+func (ev *stateChangedEvent) fromStateMachine() bool {
+	n := ev.Data.NewState
+	return n != nil && ev.Origin == "LOCAL" && ev.Data.EntityID != "" && n.EntityID == ev.Data.EntityID &&
+		ev.Context.ID != "" && n.Context.ID == ev.Context.ID &&
+		!ev.TimeFired.IsZero() && ev.TimeFired.Equal(n.LastUpdated)
+}
+
+// applyEvent folds one state_changed event into the mirror when it comes from HA's state
+// machine. Otherwise it changes nothing and returns the entity id to confirm against the state
+// machine ("" when there is nothing to confirm).
+func (m *StateMirror) applyEvent(raw json.RawMessage) (confirmID string, err error) {
+	var ev stateChangedEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return fmt.Errorf("malformed state_changed event: %w", err)
+		return "", fmt.Errorf("malformed state_changed event: %w", err)
 	}
 	if ev.EventType != "state_changed" {
-		return nil
+		return "", nil
 	}
 	id := ev.Data.EntityID
 	if id == "" && ev.Data.NewState != nil {
 		id = ev.Data.NewState.EntityID
 	}
 	if id == "" {
-		return errors.New("state_changed event without entity_id")
+		return "", errors.New("state_changed event without entity_id")
 	}
+	if !ev.fromStateMachine() {
+		if checkEntityID(id) != nil {
+			return "", nil // no entity the state machine could hold
+		}
+		return id, nil
+	}
+	n := *ev.Data.NewState
 	m.mu.Lock()
 	old, had := m.states[id]
-	if ev.Data.NewState == nil {
-		delete(m.states, id)
-	} else {
-		if ev.Data.NewState.EntityID == "" {
-			ev.Data.NewState.EntityID = id
+	if had && deviceClass(old) != deviceClass(n) {
+		m.mu.Unlock()
+		return id, nil
+	}
+	m.states[id] = n
+	m.sorted = nil
+	m.version++
+	if m.ready {
+		c := stateChange{new: &n}
+		if had {
+			c.old = ptr(old)
 		}
-		m.states[id] = *ev.Data.NewState
+		// Queued under m.mu: confirm runs on another goroutine, and listeners must get changes
+		// in the order the mirror made them. emit does not block.
+		m.emit([]stateChange{c})
+	}
+	m.mu.Unlock()
+	return "", nil
+}
+
+// confirm applies what the state machine answered for id (current nil: it has no such entity).
+// seen is the mirror's entry when the check was asked for (seenOK false: there was none), so an
+// answer that a newer event has overtaken changes nothing: a state older than the mirror's is
+// dropped, and a removal applies only while the mirror still holds what it held then.
+func (m *StateMirror) confirm(id string, current *State, seen State, seenOK bool) {
+	m.mu.Lock()
+	old, had := m.states[id]
+	var c stateChange
+	switch {
+	case current == nil:
+		if !had || !seenOK || !sameState(old, seen) || old.Context.ID != seen.Context.ID {
+			m.mu.Unlock()
+			return
+		}
+		delete(m.states, id)
+		c.old = ptr(old)
+	default:
+		if current.EntityID == "" {
+			current.EntityID = id
+		}
+		if current.EntityID != id || had && (current.LastUpdated.Before(old.LastUpdated) ||
+			sameState(old, *current) && deviceClass(old) == deviceClass(*current)) {
+			m.mu.Unlock()
+			return
+		}
+		m.states[id] = *current
+		c.new = ptr(*current)
+		if had {
+			c.old = ptr(old)
+		}
 	}
 	m.sorted = nil
 	m.version++
-	primed := m.ready
+	if m.ready {
+		m.emit([]stateChange{c})
+	}
 	m.mu.Unlock()
-	if !primed || (!had && ev.Data.NewState == nil) {
-		return nil
-	}
-	c := stateChange{new: ev.Data.NewState}
-	if had {
-		c.old = ptr(old)
-	}
-	m.emit([]stateChange{c})
-	return nil
+}
+
+func deviceClass(s State) string {
+	dc, _ := s.Attributes["device_class"].(string)
+	return dc
 }
 
 func (m *StateMirror) setLive(live bool) {

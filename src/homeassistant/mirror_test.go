@@ -39,13 +39,33 @@ func st(id, state string, at time.Time) State {
 	return State{EntityID: id, State: state, LastChanged: at, LastUpdated: at}
 }
 
+// eventJSON is a state_changed event as HA's state machine fires it: LOCAL, with the new state's
+// context, at the new state's last_updated. A nil newState is a removal.
 func eventJSON(t *testing.T, id string, newState *State) json.RawMessage {
 	t.Helper()
-	raw, err := json.Marshal(map[string]any{"event_type": "state_changed", "data": map[string]any{"entity_id": id, "new_state": newState}})
+	ev := map[string]any{"event_type": "state_changed", "origin": "LOCAL", "context": map[string]any{"id": "01REMOVAL"},
+		"data": map[string]any{"entity_id": id, "new_state": newState}}
+	if newState != nil {
+		newState.Context.ID = "01CTX" + newState.State
+		ev["time_fired"] = newState.LastUpdated
+		ev["context"] = newState.Context
+	}
+	raw, err := json.Marshal(ev)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return raw
+}
+
+// apply folds an event in and answers any check it asks for the way the state machine would:
+// gone for a removal, unchanged otherwise.
+func apply(m *StateMirror, raw json.RawMessage) error {
+	id, err := m.applyEvent(raw)
+	if id != "" {
+		seen, ok := m.Get(id)
+		m.confirm(id, nil, seen, ok)
+	}
+	return err
 }
 
 func TestMirrorReplaceAndEvents(t *testing.T) {
@@ -59,7 +79,7 @@ func TestMirrorReplaceAndEvents(t *testing.T) {
 		t.Fatal("empty mirror must not be ready")
 	}
 	// An event before the first snapshot updates the map but tells nobody.
-	if err := m.applyEvent(eventJSON(t, "light.a", ptr(st("light.a", "on", t0)))); err != nil {
+	if err := apply(m, eventJSON(t, "light.a", ptr(st("light.a", "on", t0)))); err != nil {
 		t.Fatal(err)
 	}
 	m.replace([]State{st("light.a", "off", t0), st("light.b", "on", t0), st("sensor.t", "21", t0)})
@@ -72,11 +92,11 @@ func TestMirrorReplaceAndEvents(t *testing.T) {
 		name string
 		do   func() error
 	}{
-		{"change", func() error { return m.applyEvent(eventJSON(t, "light.a", ptr(st("light.a", "on", t1)))) }},
-		{"add", func() error { return m.applyEvent(eventJSON(t, "light.c", ptr(st("light.c", "off", t1)))) }},
-		{"remove", func() error { return m.applyEvent(eventJSON(t, "light.b", nil)) }},
-		{"remove unknown", func() error { return m.applyEvent(eventJSON(t, "light.zzz", nil)) }},
-		{"other event type", func() error { return m.applyEvent(json.RawMessage(`{"event_type":"call_service","data":{}}`)) }},
+		{"change", func() error { return apply(m, eventJSON(t, "light.a", ptr(st("light.a", "on", t1)))) }},
+		{"add", func() error { return apply(m, eventJSON(t, "light.c", ptr(st("light.c", "off", t1)))) }},
+		{"remove", func() error { return apply(m, eventJSON(t, "light.b", nil)) }},
+		{"remove unknown", func() error { return apply(m, eventJSON(t, "light.zzz", nil)) }},
+		{"other event type", func() error { return apply(m, json.RawMessage(`{"event_type":"call_service","data":{}}`)) }},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {
@@ -132,16 +152,17 @@ func TestMirrorMalformedEvents(t *testing.T) {
 	m := newStateMirror()
 	defer m.close()
 	for _, raw := range []string{`{`, `{"event_type":"state_changed","data":{}}`, `{"event_type":"state_changed","data":{"entity_id":5}}`} {
-		if err := m.applyEvent(json.RawMessage(raw)); err == nil {
+		if _, err := m.applyEvent(json.RawMessage(raw)); err == nil {
 			t.Errorf("applyEvent(%s) should fail", raw)
 		}
 	}
-	// new_state without entity_id borrows the event's.
-	if err := m.applyEvent(json.RawMessage(`{"event_type":"state_changed","data":{"entity_id":"a.b","new_state":{"state":"x"}}}`)); err != nil {
-		t.Fatal(err)
+	// A new_state without entity_id is not the state machine's: read back, not applied.
+	id, err := m.applyEvent(json.RawMessage(`{"event_type":"state_changed","origin":"LOCAL","data":{"entity_id":"a.b","new_state":{"state":"x"}}}`))
+	if err != nil || id != "a.b" {
+		t.Fatalf("applyEvent = %q, %v; want a check of a.b", id, err)
 	}
-	if s, ok := m.Get("a.b"); !ok || s.EntityID != "a.b" {
-		t.Fatalf("got %+v", s)
+	if s, ok := m.Get("a.b"); ok {
+		t.Fatalf("applied an unbound event: %+v", s)
 	}
 }
 
@@ -151,14 +172,14 @@ func TestMirrorListenerRemoveAndClose(t *testing.T) {
 	m.replace([]State{st("a.b", "1", now)})
 	rec := &recorder{}
 	remove := m.OnStateChanged(rec.fn)
-	_ = m.applyEvent(eventJSON(t, "a.b", ptr(st("a.b", "2", now.Add(time.Second)))))
+	_ = apply(m, eventJSON(t, "a.b", ptr(st("a.b", "2", now.Add(time.Second)))))
 	eventually(t, "first notification", func() bool { return len(rec.snapshot()) == 1 })
 	remove()
-	_ = m.applyEvent(eventJSON(t, "a.b", ptr(st("a.b", "3", now.Add(2*time.Second)))))
+	_ = apply(m, eventJSON(t, "a.b", ptr(st("a.b", "3", now.Add(2*time.Second)))))
 	// A second listener proves the change was delivered, so the first one really was skipped.
 	second := &recorder{}
 	m.OnStateChanged(second.fn)
-	_ = m.applyEvent(eventJSON(t, "a.b", ptr(st("a.b", "4", now.Add(3*time.Second)))))
+	_ = apply(m, eventJSON(t, "a.b", ptr(st("a.b", "4", now.Add(3*time.Second)))))
 	eventually(t, "second listener", func() bool {
 		got := second.snapshot()
 		return len(got) > 0 && got[len(got)-1].new == "a.b:4"
@@ -203,7 +224,7 @@ func TestMirrorConcurrentReadersAndWriter(t *testing.T) {
 	}
 	for i := 0; i < 500; i++ {
 		id := fmt.Sprintf("sensor.s%03d", i%200)
-		_ = m.applyEvent(eventJSON(t, id, ptr(st(id, fmt.Sprint(i), now.Add(time.Duration(i)*time.Millisecond)))))
+		_ = apply(m, eventJSON(t, id, ptr(st(id, fmt.Sprint(i), now.Add(time.Duration(i)*time.Millisecond)))))
 	}
 	close(stop)
 	wg.Wait()

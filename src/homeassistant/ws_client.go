@@ -89,7 +89,14 @@ func (c *Client) stopWS() {
 }
 
 func (c *Client) run(ctx context.Context) {
+	c.mirror.checks.init()
+	checksDone := make(chan struct{})
+	go func() {
+		defer close(checksDone)
+		c.runChecks(ctx)
+	}()
 	defer func() {
+		<-checksDone
 		c.mirror.setLive(false)
 		c.ws.mu.Lock()
 		if c.ws.state != stateClosed {
@@ -153,29 +160,22 @@ func (c *Client) setupSession(ctx context.Context, s *wsSession) error {
 	// state_changed first, then the snapshot: HA queues on one connection in order, so every
 	// event sent before get_states' reply is already in the snapshot and every later one is newer.
 	// The snapshot is installed on the reader goroutine (a hook) so no later event can slip under it.
+	// Events that the mirror does not take at their word (mirror.go, applyEvent) are read back
+	// from the state machine.
 	applyEvent := func(raw json.RawMessage) {
-		if err := c.mirror.applyEvent(raw); err != nil {
+		id, err := c.mirror.applyEvent(raw)
+		if err != nil {
 			c.log.Warn("ignoring state_changed event", "error", err)
+		}
+		if id != "" {
+			c.askConfirm(id)
 		}
 	}
 	if _, err := s.callWithEvents(ctx, "subscribe_events", map[string]any{"event_type": "state_changed"}, nil, applyEvent); err != nil {
 		return fmt.Errorf("subscribing to state_changed: %w", err)
 	}
-	var decodeErr error
-	_, err := s.call(ctx, "get_states", nil, func(r reply) {
-		if r.err != nil {
-			return
-		}
-		var states []State
-		if decodeErr = json.Unmarshal(r.result, &states); decodeErr == nil {
-			c.mirror.replace(states)
-		}
-	})
-	if err != nil {
-		return fmt.Errorf("get_states: %w", err)
-	}
-	if decodeErr != nil {
-		return fmt.Errorf("get_states: malformed result: %w", decodeErr)
+	if err := c.loadStates(ctx, s); err != nil {
+		return err
 	}
 	c.ws.mu.Lock()
 	subs := make([]*subscription, 0, len(c.ws.subs))
@@ -193,6 +193,28 @@ func (c *Client) setupSession(ctx context.Context, s *wsSession) error {
 			// validates); keep the connection, try again on the next reconnect.
 			c.log.Warn("re-subscribing after reconnect failed", "type", sub.msg["type"], "error", err)
 		}
+	}
+	return nil
+}
+
+// loadStates replaces the mirror with get_states' answer. The answer is installed on the reader
+// goroutine (a hook), in order with the events on the same connection.
+func (c *Client) loadStates(ctx context.Context, s *wsSession) error {
+	var decodeErr error
+	_, err := s.call(ctx, "get_states", nil, func(r reply) {
+		if r.err != nil {
+			return
+		}
+		var states []State
+		if decodeErr = json.Unmarshal(r.result, &states); decodeErr == nil {
+			c.mirror.replace(states)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("get_states: %w", err)
+	}
+	if decodeErr != nil {
+		return fmt.Errorf("get_states: malformed result: %w", decodeErr)
 	}
 	return nil
 }
@@ -315,9 +337,14 @@ func (c *Client) Call(ctx context.Context, msgType string, payload any, out any)
 	if msgType == "" {
 		return errors.New(`homeassistant: message type is empty, e.g. "config/area_registry/list"`)
 	}
+	// The limit the message names: the client's configured timeout, not what is left of it
+	// once bound, which a busy machine would print as 296ms of a 300ms limit.
+	budget := c.callTimeout
+	if _, ok := ctx.Deadline(); ok {
+		budget = budgetOf(ctx)
+	}
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
-	budget := budgetOf(ctx)
 	s, err := c.waitSession(ctx)
 	if err != nil {
 		return c.noAnswer(ctx, msgType, budget, err)

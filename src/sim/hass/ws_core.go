@@ -168,15 +168,8 @@ func wsSubscribeEntities(c *wsConn, id int64, m map[string]any) {
 		if filter != nil && !filter[eid] {
 			return
 		}
-		oldS, _ := e.Data["old_state"].(*home.State)
-		newS, _ := e.Data["new_state"].(*home.State)
-		switch {
-		case newS == nil:
-			c.event(id, map[string]any{"r": []string{eid}})
-		case oldS == nil:
-			c.event(id, map[string]any{"a": map[string]any{eid: newS.Compressed()}})
-		default:
-			c.event(id, map[string]any{"c": map[string]any{eid: home.Diff(oldS, newS)}})
+		if diff, ok := stateDiffEvent(e.Data); ok {
+			c.event(id, diff)
 		}
 	})
 	c.subscribe(id, cancel)
@@ -189,6 +182,40 @@ func wsSubscribeEntities(c *wsConn, id int64, m map[string]any) {
 	}
 	c.event(id, map[string]any{"a": initial})
 	mu.Unlock()
+}
+
+// stateDiffEvent is websocket_api/messages.py _state_diff_event, which the subscribe_entities
+// listener (commands.py _forward_entity_changes) runs on every state_changed on the bus, fired
+// ones included. Only State objects pass it: a fired event whose new_state/old_state is plain data
+// (WS fire_event, a script's event action; REST POST /api/events converts dicts with entity_id and
+// state into States first) fails in the listener (KeyError, assert isinstance) and reaches no
+// subscriber. A fired new_state of null passes and reaches every subscriber as a removal. The
+// diff is keyed by the new state's own entity_id, removals by data.entity_id.
+func stateDiffEvent(data map[string]any) (map[string]any, bool) {
+	eid, hasID := data["entity_id"]
+	newV, hasNew := data["new_state"]
+	if !hasID || !hasNew {
+		return nil, false
+	}
+	if newV == nil {
+		return map[string]any{"r": []any{eid}}, true
+	}
+	newS, ok := newV.(*home.State)
+	if !ok || newS == nil {
+		return nil, false
+	}
+	oldV, hasOld := data["old_state"]
+	if !hasOld {
+		return nil, false
+	}
+	if oldV == nil {
+		return map[string]any{"a": map[string]any{newS.EntityID: newS.Compressed()}}, true
+	}
+	oldS, ok := oldV.(*home.State)
+	if !ok || oldS == nil {
+		return nil, false
+	}
+	return map[string]any{"c": map[string]any{newS.EntityID: home.Diff(oldS, newS)}}, true
 }
 
 // wsRenderTemplate renders once (errors are template_error results) and

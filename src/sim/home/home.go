@@ -251,7 +251,10 @@ func (h *Home) writeState(entityID, state string, attrs map[string]any, force bo
 	if old != nil {
 		oldv = old
 	}
-	h.fireLocked("state_changed", map[string]any{"entity_id": entityID, "old_state": oldv, "new_state": st}, "LOCAL", ctx)
+	// Like core.py StateMachine.async_set_internal: the event carries the state's own context and
+	// its time_fired is the state's last_updated, to the microsecond. hamcp's mirror relies on that
+	// binding to tell the state machine's events from fired look-alikes.
+	h.fireAtLocked("state_changed", map[string]any{"entity_id": entityID, "old_state": oldv, "new_state": st}, "LOCAL", ctx, now)
 	return st, true
 }
 
@@ -264,7 +267,9 @@ func (h *Home) Subscribe(eventType string, fn func(Event)) (cancel func()) {
 // Listeners counts subscribers per event type ("*" = all), for GET /api/events.
 func (h *Home) Listeners() map[string]int { return h.bus.listeners() }
 
-// FireEvent puts an event on the bus and returns its context.
+// FireEvent puts an event on the bus and returns its context. origin is "REMOTE" for events fired
+// over the APIs (api/__init__.py APIEventView, websocket_api handle_fire_event) and "LOCAL" for
+// events fired inside Home Assistant (a script's event action, integrations).
 func (h *Home) FireEvent(eventType string, data map[string]any, origin, userID string) Context {
 	h.mu.Lock()
 	ctx := h.newContext(userID, nil)
@@ -275,10 +280,14 @@ func (h *Home) FireEvent(eventType string, data map[string]any, origin, userID s
 }
 
 func (h *Home) fireLocked(eventType string, data map[string]any, origin string, ctx Context) {
+	h.fireAtLocked(eventType, data, origin, ctx, h.now().UTC())
+}
+
+func (h *Home) fireAtLocked(eventType string, data map[string]any, origin string, ctx Context, at time.Time) {
 	if data == nil {
 		data = map[string]any{}
 	}
-	h.bus.enqueue(Event{EventType: eventType, Data: data, Origin: origin, TimeFired: h.now().UTC(), Context: ctx})
+	h.bus.enqueue(Event{EventType: eventType, Data: data, Origin: origin, TimeFired: at, Context: ctx})
 }
 
 // newContext makes a context with a fresh ULID.
