@@ -30,6 +30,9 @@ func openFiles(cfg *config.Config) (*fsguard.FS, error) {
 		Roots:     fileRoots(cfg.FSBase),
 		TrashDir:  filepath.Join(cfg.DataDir, "trash"),
 		Retention: cfg.TrashRetention,
+		// hamcp's store, SSH host key and options (with their tokens) stay out of the file tools'
+		// reach, whatever roots are added.
+		Private: []string{cfg.DataDir, filepath.Dir(config.OptionsFile)},
 	})
 	if err != nil {
 		return nil, &config.Error{Option: "fs_base", Source: "configuration", Value: cfg.FSBase, Reason: err.Error()}

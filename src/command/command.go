@@ -40,6 +40,18 @@ var BaseEnv = []string{"PATH", "HOME", "LANG", "TZ", "TERM"}
 // through Options.Set, after the user granted it.
 var SecretEnv = []string{"SUPERVISOR_TOKEN", "HASSIO_TOKEN", "HA_TOKEN", "HAMCP_HA_TOKEN", "HAMCP_SUPERVISOR_TOKEN"}
 
+// secretPrefix: every HAMCP_* variable is one of hamcp's options, some of which are tokens and
+// passwords (HAMCP_HUBITAT_TOKEN, HAMCP_HUBITAT_PASSWORD, …); none is ever inherited, so an option
+// added later cannot leak through a user's allow-list.
+const secretPrefix = "HAMCP_"
+
+// isSecretEnv reports whether a variable is one of hamcp's credentials or options. Names are compared
+// in upper case: the allow-list is the user's, and a near-miss spelling must not pass a secret.
+func isSecretEnv(name string) bool {
+	up := strings.ToUpper(name)
+	return slices.Contains(SecretEnv, up) || strings.HasPrefix(up, secretPrefix)
+}
+
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -50,8 +62,8 @@ func CheckEnvNames(names []string) error {
 		switch {
 		case !envName.MatchString(n):
 			return fmt.Errorf("%q is not an environment variable name: use letters, digits and _ (e.g. MY_TOOL_HOME)", n)
-		case slices.Contains(SecretEnv, n):
-			return fmt.Errorf("%s cannot be passed to every command: it is hamcp's own credential; a command gets the Supervisor token only with supervisor_token=true after the user grants the supervisor_token permission", n)
+		case isSecretEnv(n):
+			return fmt.Errorf("command_env lists %s, which cannot be passed to every command: it is hamcp's own credential or option; remove it from command_env. A command gets the Supervisor token only with supervisor_token=true after the user grants the supervisor_token permission", n)
 		}
 	}
 	return nil
@@ -204,7 +216,7 @@ func environment(from, allow []string, set map[string]string) []string {
 	seen := map[string]bool{}
 	for _, name := range append(slices.Clone(BaseEnv), allow...) {
 		val, ok := have[name]
-		if !ok || seen[name] || slices.Contains(SecretEnv, name) {
+		if !ok || seen[name] || isSecretEnv(name) {
 			continue
 		}
 		seen[name] = true

@@ -148,6 +148,8 @@ func TestCheckEnvNames(t *testing.T) {
 		{nil, true}, {[]string{"MY_VAR", "_X1"}, true},
 		{[]string{"1BAD"}, false}, {[]string{"A=B"}, false}, {[]string{""}, false},
 		{[]string{"SUPERVISOR_TOKEN"}, false}, {[]string{"HASSIO_TOKEN"}, false}, {[]string{"HA_TOKEN"}, false},
+		// hamcp's options, some of them tokens and passwords, in any spelling.
+		{[]string{"HAMCP_HUBITAT_TOKEN"}, false}, {[]string{"hamcp_hubitat_password"}, false}, {[]string{"supervisor_token"}, false},
 	} {
 		if err := CheckEnvNames(c.names); (err == nil) != c.ok {
 			t.Errorf("CheckEnvNames(%q) = %v", c.names, err)

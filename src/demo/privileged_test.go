@@ -13,15 +13,15 @@ import (
 // it sets the demo process's own environment.
 func TestModelCannotReachPastItsGrants(t *testing.T) {
 	t.Setenv("SECRET_X", "hamcp-secret-value")
-	t.Setenv("HAMCP_TEST_ALLOWED", "visible")
+	t.Setenv("DEMO_TEST_ALLOWED", "visible")
 	e := startDemo(t, func(c *config.Config) {
 		c.PermissionCommand = "allow"
-		c.CommandEnv = []string{"HAMCP_TEST_ALLOWED"}
+		c.CommandEnv = []string{"DEMO_TEST_ALLOWED"}
 	})
 	a := e.client(t, nil)
 
 	res := callJSON(t, a, "ha_execute_command", map[string]any{"command": "env"}, nil)
-	if out := text(res); res.IsError || strings.Contains(out, "hamcp-secret-value") || !strings.Contains(out, "HAMCP_TEST_ALLOWED=visible") {
+	if out := text(res); res.IsError || strings.Contains(out, "hamcp-secret-value") || !strings.Contains(out, "DEMO_TEST_ALLOWED=visible") {
 		t.Fatalf("command environment: %s", out)
 	}
 	if te := asToolError(t, callJSON(t, a, "ha_execute_command", map[string]any{"command": "echo $SUPERVISOR_TOKEN", "supervisor_token": true}, nil)); te.Error != "permission_required" || te.Details["category"] != "supervisor_token" {
@@ -40,8 +40,12 @@ func TestModelCannotReachPastItsGrants(t *testing.T) {
 			t.Errorf("%s: %+v", c.tool, te)
 		}
 	}
+}
 
-	// A fresh home where the user allowed nothing: the model alone, with confirm=true everywhere.
+// A fresh home where the user allowed nothing: the model alone, with confirm=true everywhere,
+// cannot reach what needs the command category. Parallel: it sets no environment.
+func TestModelAloneCannotGrantItself(t *testing.T) {
+	t.Parallel()
 	none := startDemo(t, nil).client(t, nil)
 	for _, c := range []struct {
 		tool string
@@ -51,8 +55,6 @@ func TestModelCannotReachPastItsGrants(t *testing.T) {
 		{"ha_manage_hacs", map[string]any{"action": "download", "repository": "basnijholt/adaptive-lighting", "confirm": true}},
 		{"ha_call_service", map[string]any{"domain": "hassio", "service": "addon_start", "data": map[string]any{"addon": "core_samba"}, "confirm": true}},
 		{"ha_call_service", map[string]any{"domain": "shell_command", "service": "x", "confirm": true}},
-		{"ha_call_service", map[string]any{"domain": "homeassistant", "service": "restart", "confirm": true}},
-		{"ha_restart", map[string]any{"confirm": true}},
 		{"ha_execute_command", map[string]any{"command": "true"}},
 	} {
 		if te := asToolError(t, callJSON(t, none, c.tool, c.args, nil)); te.Error != "permission_required" || te.Details["category"] != "command" {

@@ -36,6 +36,13 @@
 // directory written to, so a misconfigured root pointing there stays read-only), nor in a read-only root;
 // a directory reachable through a read-only root is read-only through every alias.
 //
+// # hamcp's own folders
+//
+// Options.Private names hamcp's data directory (its store, SSH host key and options with their tokens).
+// No root may lie inside one, and no operation reads, lists, stats or changes anything in one — checked
+// on the path, on its real host location when a root contains the folder, and on the descriptor a read
+// actually opened — so a filesystem grant is never a way to read hamcp's own secrets ([ErrPrivate]).
+//
 // # Trash
 //
 // Each trash item is a directory under TrashDir/items holding the data and a meta.json sidecar, so the

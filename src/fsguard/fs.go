@@ -30,6 +30,10 @@ type Options struct {
 	Retention time.Duration
 	// MaxVersions is how many trash items are kept per path (default 10).
 	MaxVersions int
+	// Private lists hamcp's own folders (its data directory: store, SSH host key, options with their
+	// tokens). No root may lie inside one, and no operation reads, lists, stats or changes anything in
+	// one, even through a root that contains it.
+	Private []string
 }
 
 // Defaults for Options and for reads.
@@ -53,12 +57,17 @@ type FS struct {
 	trash   *trash
 	// protected lists the host directories no write may touch.
 	protected []protectedDir
+	// private lists hamcp's own folders, which nothing reaches (private.go).
+	private []string
 }
 
 type rootEntry struct {
 	cfg  Root   // as configured, Path replaced by the real path
 	real string // symlink-free absolute path
 	root *os.Root
+	// holdsPrivate: one of hamcp's own folders is inside this root, so paths are also checked on
+	// their real host location.
+	holdsPrivate bool
 }
 
 // New opens the existing roots and the trash, and cleans up temp files left by a crashed write.
@@ -76,7 +85,14 @@ func New(o Options) (*FS, error) {
 		o.MaxVersions = DefaultMaxVersions
 	}
 	f := &FS{byAlias: map[string]*rootEntry{}}
+	if err := f.setPrivate(o.Private); err != nil {
+		return nil, err
+	}
 	if err := f.openRoots(o.Roots); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.checkRootsPrivate(); err != nil {
 		f.Close()
 		return nil, err
 	}

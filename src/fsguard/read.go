@@ -120,6 +120,9 @@ func (f *FS) openRegular(op, path string) (*os.File, FileInfo, error) {
 	if err == nil {
 		err = singleLink(fi)
 	}
+	if err == nil {
+		err = f.checkOpenedPrivate(op, path, file)
+	}
 	if err != nil {
 		file.Close()
 		return nil, FileInfo{}, f.opError(op, path, err)

@@ -33,6 +33,9 @@ func (f *FS) resolve(op, userPath string) (*rootEntry, Resolved, error) {
 	if r == nil {
 		return nil, Resolved{}, &PathError{Op: op, Path: userPath, Reason: f.unknownRoot(alias), Roots: f.aliases, Err: ErrOutsideRoots}
 	}
+	if err := f.checkPrivate(op, userPath, r, rel); err != nil {
+		return nil, Resolved{}, err
+	}
 	display := alias
 	if rel != "." {
 		display = alias + "/" + rel
@@ -99,6 +102,9 @@ func (f *FS) protectDirs() {
 		}
 	}
 	f.protected = append(f.protected, protectedDir{f.trash.dir, "the trash, which is never written directly; use restore"})
+	for _, p := range f.private {
+		f.protected = append(f.protected, protectedDir{p, "hamcp's own data folder (its options, tokens, store and keys), which the file tools never reach"})
+	}
 }
 
 // realDir finds the host path of a directory in a root, or of its nearest existing ancestor (exact is

@@ -74,13 +74,17 @@ func optionName(c Category) string {
 }
 
 // defaultWarnings say what a grant really allows, in words a user can judge. They are shown in the
-// elicitation prompt, the notification and every refusal.
+// elicitation prompt, the approval page, the notification, the panel and every refusal. A grant that
+// runs code or reads secrets says first that it equals handing over an administrator account, because
+// it does: the files and the shell both hold what logs in as one.
 var defaultWarnings = map[Category]string{
-	Filesystem: "Filesystem access lets the assistant read, create, overwrite, move and delete files in Home " +
-		"Assistant's folders (/config, /homeassistant, /ssl, /backup, /share, /media, /addons, /addon_configs), " +
-		"including secrets.yaml, certificates, backups and Home Assistant's logs. Writing there can change what " +
-		"Home Assistant runs (custom_components, automations with shell commands), so treat it like command " +
-		"access. Overwritten and deleted files are kept in a trash for recovery; system folders (/etc, /usr, " +
+	Filesystem: "Equivalent to giving the assistant your administrator account. Filesystem access lets the " +
+		"assistant read, create, overwrite, move and delete files in Home Assistant's folders (/config, " +
+		"/homeassistant, /ssl, /backup, /share, /media, /addons, /addon_configs), including /config/.storage/auth " +
+		"(Home Assistant's login tokens and password hashes, enough to act as any user), secrets.yaml, " +
+		"certificates, backups and Home Assistant's logs. Writing there can change what Home Assistant runs " +
+		"(custom_components, automations with shell commands), so treat it like command access. Overwritten and " +
+		"deleted files are kept in a trash for recovery; hamcp's own data folder and system folders (/etc, /usr, " +
 		"/bin, /sbin, /sys, /proc) stay off limits.",
 	Database: "Database access lets the assistant read Home Assistant's recorder database with SQL: all " +
 		"recorded history (states, events, statistics — which can show when people are home). Changing the " +
@@ -89,16 +93,20 @@ var defaultWarnings = map[Category]string{
 		"Assistant's recorder database with SQL (on top of database access). Home Assistant does not expect " +
 		"anyone else to write there: history can be lost or linked wrongly until it restarts, and deleted rows " +
 		"cannot come back.",
-	Command: "Command access lets the assistant run any shell command inside the hamcp add-on as root, each " +
-		"with a time limit (30 seconds by default, at most 10 minutes), and run code through Home Assistant: " +
-		"install, start, stop and update add-ons and HACS downloads, restart Home Assistant, and call services " +
-		"such as shell_command, python_script and hassio. A command can read or change anything in the add-on's " +
-		"folders and reach your network; it gets the Supervisor token only if you also allow that separately.",
-	SupervisorToken: "Passing the Supervisor token lets a command the assistant runs act as the hamcp add-on " +
+	Command: "Equivalent to giving the assistant your administrator account. Command access lets the assistant " +
+		"run any shell command inside the hamcp add-on as root, each with a time limit (30 seconds by default, at " +
+		"most 10 minutes), and run code through Home Assistant: install, start, stop and update add-ons and HACS " +
+		"downloads, and call services such as shell_command, python_script and hassio. A command can read or " +
+		"change anything in the add-on's folders, including hamcp's own options and tokens (/data/options.json), " +
+		"its SSH host key and Home Assistant's login tokens (/config/.storage/auth), and reach your network. The " +
+		"Supervisor token is put in its environment only if you also allow that separately.",
+	SupervisorToken: "Equivalent to giving the assistant your administrator account. Passing the Supervisor " +
+		"token lets a command the assistant runs act as the hamcp add-on " +
 		"towards the Home Assistant Supervisor and, through it, Home Assistant: install, start and remove add-ons, " +
 		"make and restore backups, restart or update Home Assistant and the host, and read every add-on's " +
 		"configuration, including passwords. It is asked for separately from command access.",
-	HubAdmin: "Hub administration lets the assistant change the Hubitat hub itself: create, change and delete " +
-		"rules, apps and drivers, and reboot the hub or restore its backups. Each such call still needs its own " +
+	HubAdmin: "Equivalent to giving the assistant the Hubitat hub's administrator login. Hub administration lets " +
+		"the assistant change the Hubitat hub itself: create, change and delete rules, apps and drivers (code " +
+		"that runs on the hub), and reboot the hub or restore its backups. Each such call still needs its own " +
 		"confirmation and a recent hub backup.",
 }

@@ -15,8 +15,9 @@ func TestService(t *testing.T) {
 		{"hassio.addon_start", true}, {"hassio.host_reboot", true}, {"HASSIO.ADDON_STDIN", true},
 		{"shell_command.anything", true}, {"python_script.x", true}, {"pyscript.jupyter_kernel_start", true},
 		{"hacs.download", true}, {"update.install", true}, {"rest_command.call", true},
-		{"homeassistant.restart", true}, {"homeassistant.stop", true}, {" recorder.purge ", true},
-		{"recorder.purge_entities", true}, {"recorder.disable", true}, {"cloud.remote_connect", true},
+		{" recorder.disable ", true}, {"cloud.remote_connect", true},
+		// Confirmed by the user (package sensitive) rather than behind a root-equivalent grant.
+		{"homeassistant.restart", false}, {"homeassistant.stop", false}, {"recorder.purge", false}, {"recorder.purge_entities", false},
 		{"{{ 'shell_command' }}.x", true}, {"{% if 1 %}light{% endif %}.turn_on", true},
 		{"light.turn_on", false}, {"homeassistant.reload_all", false}, {"homeassistant.turn_off", false},
 		{"recorder.enable", false}, {"update.skip", false}, {"script.turn_on", false}, {"lock.unlock", false},

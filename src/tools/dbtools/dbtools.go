@@ -1,7 +1,7 @@
 // Package dbtools is the database toolset: SQL on Home Assistant's recorder database, database
 // facts, and purging. The SQL and facts tools are in the database permission category, the one
-// that writes SQL also needs database_write; purging is the recorder.purge service's rule
-// (command, src/privileged) whichever tool asks, and goes through that service while HA runs. An entity's state history and long-term statistics are hatools' ha_get_history
+// that writes SQL also needs database_write; purging is the user's confirmation of
+// the deletion (class delete), as recorder.purge is, and goes through that service while HA runs. An entity's state history and long-term statistics are hatools' ha_get_history
 // and ha_get_statistics, which read those rows without a grant (the history one from this
 // package's Opener when that is faster or HA is down).
 package dbtools
@@ -195,17 +195,19 @@ func databaseInfo(d Deps) *toolkit.Tool {
 	})
 }
 
-// purgeDatabase is ha_purge_database.
+// purgeDatabase is ha_purge_database. A purge deletes history but runs no code and reads no secret, so
+// it needs no category (asking for command would hand over a root shell to delete old rows): the user's
+// yes to this deletion (class delete) gates it, as it gates ha_call_service recorder.purge.
 func purgeDatabase(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[purgeArgs, map[string]any]{
-		Name: "ha_purge_database", Toolset: SetDatabase, Title: "Purge old history", Category: toolkit.Command,
+		Name: "ha_purge_database", Toolset: SetDatabase, Title: "Purge old history",
 		Confirm: &toolkit.Confirm[purgeArgs]{When: "always (`delete`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a purgeArgs) (toolkit.Ask, error) {
 				return toolkit.Ask{Classes: []string{string(sensitive.Delete)},
 					Question: fmt.Sprintf("Delete all recorded history older than %d days? It cannot come back.", a.KeepDays)}, nil
 			}},
 		Description: "Delete recorded history older than keep_days (long-term statistics stay). While Home Assistant runs its recorder.purge service does it in the background; " +
-			"only when HA is stopped does hamcp delete in batches itself. The user confirms it. Needs the command permission, as recorder.purge does.",
+			"only when HA is stopped does hamcp delete in batches itself. The user confirms each purge.",
 		Destructive: true,
 		Summary:     func(a purgeArgs) string { return fmt.Sprintf("keep_days=%d repack=%v", a.KeepDays, a.Repack) },
 		Handler: func(ctx context.Context, c *toolkit.Call, a purgeArgs) (map[string]any, error) {

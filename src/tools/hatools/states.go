@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/redact"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -38,7 +39,7 @@ func compact(s homeassistant.State, full bool) Entity {
 	}
 	if full {
 		e.LastUpdated = isoUTC(s.LastUpdated)
-		e.Attributes = s.Attributes
+		e.Attributes = redact.Map(s.Attributes) // a lock's user codes, a camera's access token
 	}
 	return e
 }
@@ -214,10 +215,11 @@ func callService(d Deps) *toolkit.Tool {
 			"Target with entity_id (preferred), area_id, device_id or label_id; parameters in data. Returns the changed states. " +
 			"Unsure what an entity supports: ha_get_entity_details. " +
 			"The user confirms unlock, disarm, garage door open, restart and delete, also via scripts, scenes or automations. " +
-			"Services that run code or change the system (hassio.*, shell_command.*, python_script.*, homeassistant.restart, update.install…) need the user's command permission. " +
+			"Services that run code or change the system (hassio.*, shell_command.*, python_script.*, update.install…) need the user's command permission. " +
 			"Not for reading state.",
 		Destructive: true,
 		Summary: func(a callServiceArgs) string {
+			// Never the data: it carries the alarm or lock code of a disarm or an unlock.
 			return fmt.Sprintf("%s.%s %v", a.Domain, a.Service, a.EntityID)
 		},
 		Handler: func(ctx context.Context, c *toolkit.Call, a callServiceArgs) (callServiceResult, error) {

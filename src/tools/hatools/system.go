@@ -152,17 +152,18 @@ func reloadConfig(d Deps) *toolkit.Tool {
 }
 
 // restart is ha_restart, the one way to restart Home Assistant (it replaced the system toolset's
-// ha_restart_homeassistant): the command grant, as every restart path has (ha_call_service
-// homeassistant.restart, ha_execute_command), and the user's confirmation of the restart class.
+// ha_restart_homeassistant). A restart runs no code the model chose and reads no secret, so it needs
+// no category: asking for command here would make the user hand over a root shell to restart. The
+// user's yes to this restart (class restart) gates it, as it gates ha_call_service homeassistant.restart.
 func restart(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[restartArgs, restartResult]{
-		Name: "ha_restart", Toolset: SetConfig, Title: "Restart Home Assistant", Category: toolkit.Command,
+		Name: "ha_restart", Toolset: SetConfig, Title: "Restart Home Assistant",
 		Confirm: &toolkit.Confirm[restartArgs]{When: "always (`restart`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a restartArgs) (toolkit.Ask, error) {
 				return plain(sensitive.Restart, "Restart Home Assistant? Everything is unavailable for a minute or more and running automations stop."), nil
 			}},
 		Description: "Restart Home Assistant Core (through the Supervisor when available): everything is unavailable for a minute or more and running automations stop. " +
-			"An invalid configuration refuses it. Needs the command permission; the user confirms each restart. Prefer ha_reload_config when a reload is enough.",
+			"An invalid configuration refuses it. The user confirms each restart. Prefer ha_reload_config when a reload is enough.",
 		Destructive: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a restartArgs) (restartResult, error) {
 			return d.restartCore(ctx, a.SafeMode)

@@ -96,6 +96,42 @@ func TestCommandGetsNoSecretTheUserDidNotGrant(t *testing.T) {
 	}
 }
 
+// hamcp's own credentials and options never reach a command through the real tool, even when the
+// user's command_env lists one by mistake: the model runs env and finds no token. Not parallel: it
+// sets hamcp's own environment.
+func TestCommandEnvironmentHoldsNoHamcpToken(t *testing.T) {
+	secrets := map[string]string{"SUPERVISOR_TOKEN": "sup-env-secret", "HASSIO_TOKEN": "hassio-env-secret", "HA_TOKEN": "ha-env-secret",
+		"HAMCP_HA_TOKEN": "hamcp-ha-secret", "HAMCP_HUBITAT_TOKEN": "hubitat-secret", "HAMCP_HUBITAT_PASSWORD": "hub-password-secret"}
+	for k, v := range secrets {
+		t.Setenv(k, v)
+	}
+	for _, c := range []struct {
+		name   string
+		allow  []string
+		refuse bool // the run is refused, naming command_env
+	}{
+		{"no command_env", nil, false},
+		{"command_env lists a hamcp option", []string{"HAMCP_HUBITAT_TOKEN"}, true},
+		{"command_env lists it in lower case", []string{"hamcp_hubitat_password"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cs := serve(t, commandOnly, systools.Deps{CommandEnv: c.allow, SupervisorToken: "sup-token"})
+			out, isErr := run(t, cs, map[string]any{"command": "env"})
+			for name, v := range secrets {
+				if strings.Contains(out, v) || strings.Contains(out, name+"=") {
+					t.Errorf("%s reached the command: %s", name, out)
+				}
+			}
+			if c.refuse && (!isErr || !strings.Contains(out, "command_env")) {
+				t.Errorf("a hamcp option in command_env was not refused by name: %s", out)
+			}
+			if !c.refuse && (isErr || !strings.Contains(out, "PATH=")) {
+				t.Errorf("env did not run: %s", out)
+			}
+		})
+	}
+}
+
 // hamcp shutting down (Deps.Stop done) ends a running command and everything it detached.
 func TestShutdownEndsCommands(t *testing.T) {
 	t.Parallel()
