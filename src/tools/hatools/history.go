@@ -8,6 +8,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/recorder"
+	"github.com/hamcp/hamcp/src/redact"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -138,7 +139,7 @@ func entityHistories(ctx context.Context, ha *homeassistant.Client, a historyArg
 		for _, s := range page.Items {
 			r := historyRow{State: s.State, At: isoUTC(s.LastChanged)}
 			if a.IncludeAttributes {
-				r.Attributes = s.Attributes
+				r.Attributes = redact.Map(s.Attributes)
 			}
 			eh.Rows = append(eh.Rows, r)
 		}
@@ -187,6 +188,7 @@ func recorderHistory(ctx context.Context, rec Recorder, a historyArgs, start, en
 			}
 			if a.IncludeAttributes && s.Attributes != nil {
 				_ = json.Unmarshal(s.Attributes, &r.Attributes) // damaged rows come as a JSON string: no attributes
+				r.Attributes = redact.Map(r.Attributes)
 			}
 			eh.Rows = append(eh.Rows, r)
 		}

@@ -109,6 +109,7 @@ func TestCodesNeverReachTheModel(t *testing.T) {
 		t.Errorf("the slot is gone: %s", got)
 	}
 	seen("ha_get_states", map[string]any{"domain": "lock", "detail": "full"})
+	seen("ha_get_history", map[string]any{"entity_ids": []string{"lock.keymaster_front_door"}, "include_attributes": true, "hours": 1})
 
 	for _, e := range s.Audit(t, store.AuditQuery{Tool: "ha_call_service"}) {
 		read = append(read, "audit: "+e.ArgsSummary+" "+e.Detail)

@@ -248,7 +248,7 @@ func runService(ctx context.Context, ha *homeassistant.Client, a callServiceArgs
 		out.Changed = append(out.Changed, compact(s, false))
 	}
 	if len(resp) > 0 {
-		out.Response = resp
+		out.Response = redact.Value(resp) // a service's answer can carry codes (a lock's user codes)
 	}
 	if len(changed) == 0 && !a.ReturnResponse {
 		out.Note = "the call succeeded but no state changed (the target may already be in that state, or the device reports later)"
