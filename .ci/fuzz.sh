@@ -13,6 +13,7 @@ guards=(
   "./src/sensitive FuzzCalls" "./src/sensitive FuzzTriggers" "./src/sensitive FuzzReservedEvent"
   "./src/tools/hatools FuzzSubstituteInputs"
   "./src/tools/hatools FuzzYAMLTree"
+  "./src/tplguard FuzzCheckTemplate"
   "./src/command FuzzParseStat"
   "./src/toolkit FuzzDecodeArgs"
   "./src/toolkit FuzzOpenState"

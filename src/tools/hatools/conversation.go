@@ -7,6 +7,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/toolkit"
+	"github.com/hamcp/hamcp/src/tplguard"
 )
 
 // SetConversation is the toolset of Assist conversations and templates.
@@ -70,9 +71,13 @@ func processConversation(d Deps) *toolkit.Tool {
 func renderTemplate(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[templateArgs, toolkit.Text]{
 		Name: "ha_render_template", Toolset: SetConversation, Title: "Render a template",
-		Description: "Render a Jinja template in HA and return the text, e.g. {{ area_entities('kitchen') }}: test automation templates or compute an answer in one call.",
+		Description: "Render a Jinja template in HA and return the text, e.g. {{ area_entities('kitchen') }}: test automation templates or compute an answer in one call. Templates must do bounded work: loops nested at most 3 deep, range() with constant bounds (10,000 iterations in all), no macro that calls itself, '*' repeating a string or list only a constant, small number of times.",
 		ReadOnly:    true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a templateArgs) (toolkit.Text, error) {
+			// HA renders on its event loop with no time limit: refuse unbounded work before sending.
+			if err := checkTemplate(a.Template); err != nil {
+				return "", err
+			}
 			out, err := d.HA.RenderTemplate(ctx, a.Template, a.Variables)
 			if err != nil {
 				var api *homeassistant.APIError
@@ -84,4 +89,18 @@ func renderTemplate(d Deps) *toolkit.Tool {
 			return toolkit.Text(out), nil
 		},
 	})
+}
+
+// checkTemplate refuses a template whose work the model could make unbounded (package tplguard),
+// as an error on the field template that says what to change.
+func checkTemplate(src string) error {
+	var te *tplguard.Error
+	if err := tplguard.Check(src); !errors.As(err, &te) {
+		return err
+	}
+	if te.Syntax {
+		return toolkit.InvalidArg("template", te.Msg+"; fix the Jinja syntax", `{"template": "{{ states('sun.sun') }}"}`)
+	}
+	return toolkit.InvalidArg("template", te.Msg+" (Home Assistant renders templates on its event loop: an unbounded render stalls the whole home)",
+		`{"template": "{% for s in states.light | selectattr('state', 'eq', 'on') %}{{ s.name }} {% endfor %}"}`)
 }

@@ -72,7 +72,7 @@ func testConversation(t *testing.T, e *dataEnv) {
 	dtErrCases(t, cs, []dtErrCase{
 		{"empty text", "ha_process_conversation", map[string]any{"text": ""}, "invalid_argument", "text", ""},
 		{"unknown agent (HA invalid_format)", "ha_process_conversation", map[string]any{"text": "hi", "agent_id": "conversation.nobody", "confirm": true}, "invalid_argument", "agent_id", "invalid agent ID"},
-		{"broken template (HA 400)", "ha_render_template", map[string]any{"template": "{{ states( }}"}, "invalid_argument", "template", "Error rendering template"},
+		{"broken template (HA 400)", "ha_render_template", map[string]any{"template": "{{ states('sun.sun') | no_such_filter }}"}, "invalid_argument", "template", "Error rendering template"},
 		{"missing template", "ha_render_template", map[string]any{}, "invalid_argument", "template", ""},
 	})
 }
