@@ -39,6 +39,7 @@ func chromium(t *testing.T) string {
 // /authorize to the (simulated) Home Assistant login page, signs in as the administrator, reads
 // hamcp's consent page and clicks Allow; the client then exchanges the code and uses MCP.
 func TestOAuthLoginInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	e := startDemo(t, nil)
 

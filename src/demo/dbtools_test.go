@@ -8,6 +8,7 @@ import (
 )
 
 func TestDatabaseTools(t *testing.T) {
+	t.Parallel()
 	// The user trusts the assistant's confirm=true for deletes (confirm_trusted), so the purge below
 	// needs no answer from them; with the default options it would (src/tools/hatools/confirm_test.go).
 	// Purging is recorder.purge's rule, command, whichever tool asks.

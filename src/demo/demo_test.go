@@ -111,6 +111,7 @@ func callJSON(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]
 func text(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextContent).Text }
 
 func TestDemoEndToEnd(t *testing.T) {
+	t.Parallel()
 	e := startDemo(t, nil)
 	cs := e.client(t, nil)
 	ctx := context.Background()
@@ -197,6 +198,7 @@ func TestDemoEndToEnd(t *testing.T) {
 }
 
 func TestResourcesPromptsCompletion(t *testing.T) {
+	t.Parallel()
 	e := startDemo(t, nil)
 	updated := make(chan string, 16)
 	cs := e.client(t, &mcp.ClientOptions{ResourceUpdatedHandler: func(ctx context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
@@ -274,7 +276,10 @@ func post(t testing.TB, url, token, origin, body string) *http.Response {
 }
 
 func TestHTTPAuthAgainstSimulatedHA(t *testing.T) {
-	e := startDemo(t, func(c *config.Config) { c.RateLimit = 100 })
+	t.Parallel()
+	// A small limit: reaching it takes a few dozen tools/list calls, not a few hundred.
+	const rateLimit = 20
+	e := startDemo(t, func(c *config.Config) { c.RateLimit = rateLimit })
 	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	tests := []struct {
 		name, token, origin string
@@ -304,16 +309,17 @@ func TestHTTPAuthAgainstSimulatedHA(t *testing.T) {
 		})
 	}
 	// The rate limit counts every request from this IP, including the ones above. The bucket
-	// refills at 100/minute, so on a slow (race-instrumented) run a few more than 101 may pass.
+	// refills at rateLimit per minute, so on a slow (race-instrumented) run a few more than
+	// rateLimit+1 may pass; 4×rateLimit is a bound no refill reaches within the loop.
 	var last int
-	for i := 0; i < 400; i++ {
+	for i := 0; i < 4*rateLimit; i++ {
 		last = post(t, e.url+"/mcp", e.d.Info.Token, "", list).StatusCode
 		if last == 429 {
 			break
 		}
 	}
 	if last != 429 {
-		t.Fatalf("no 429 within 400 requests (last %d)", last)
+		t.Fatalf("no 429 within %d requests at a limit of %d per minute (last %d)", 4*rateLimit, rateLimit, last)
 	}
 	resp, err := http.Get(e.url + "/mcp/health")
 	if err != nil || resp.StatusCode != 200 {
@@ -331,6 +337,7 @@ func TestHTTPAuthAgainstSimulatedHA(t *testing.T) {
 }
 
 func TestHADown(t *testing.T) {
+	t.Parallel()
 	e := startDemo(t, nil)
 	cs := e.client(t, nil)
 	e.d.Home.SetDown(true)
@@ -380,6 +387,7 @@ func hamcpBinary(t testing.TB) string {
 }
 
 func TestStdioDemoProcess(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(hamcpBinary(t), "stdio", "--demo", "--log-level", "error")
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -394,6 +402,7 @@ func TestStdioDemoProcess(t *testing.T) {
 }
 
 func TestDemoCommandInfoFileAndNoAuthRefusal(t *testing.T) {
+	t.Parallel()
 	bin := hamcpBinary(t)
 	out, err := exec.Command(bin, "demo", "--no-auth", "--listen", "0.0.0.0:0").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "loopback") {

@@ -152,6 +152,7 @@ func (c *claudeClient) refresh(t *testing.T, refreshToken string) tokenAnswer {
 func (a tokenAnswer) str(k string) string { s, _ := a.body[k].(string); return s }
 
 func TestClaudeLikeOAuthClient(t *testing.T) {
+	t.Parallel()
 	e := startDemo(t, nil)
 	c := newClaudeClient(t, e)
 	admin, guest := e.d.Info.Logins[0], e.d.Info.Logins[1]
@@ -261,6 +262,7 @@ func nodeWithSDK(t *testing.T) (node, modules string) {
 // would be, so the demo lists exactly that host:port in oauth_cimd_private_hosts and trusts the
 // certificate through oauth_cimd_ca_file; hamcp still refuses every other private address.
 func TestOAuthWithTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	node, modules := nodeWithSDK(t)
 	for _, tt := range []struct {
 		name, path, origin string

@@ -334,6 +334,7 @@ func TestAuditShowsOnlyTheSession(t *testing.T) {
 }
 
 func TestPermissionByElicitationAndDeny(t *testing.T) {
+	t.Parallel()
 	e := startDemo(t, nil)
 	answer := "accept"
 	var asked int
@@ -371,6 +372,7 @@ func TestPermissionByElicitationAndDeny(t *testing.T) {
 }
 
 func TestPermissionPolicies(t *testing.T) {
+	t.Parallel()
 	e := startDemo(t, func(c *config.Config) {
 		c.PermissionFilesystem = "allow"
 		c.PermissionCommand = "deny"

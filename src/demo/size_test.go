@@ -18,6 +18,7 @@ const defaultCallLimit = 20 << 10
 // TestResponseSizes measures what a model pays on a 3,000-entity home: the whole tools/list, and
 // ha_get_states with its defaults. The figures go to docs/performance.md (run with -v).
 func TestResponseSizes(t *testing.T) {
+	t.Parallel()
 	// The root categories are granted so their list tools answer rather than ask.
 	e := startDemoWith(t, sim.Options{HistoryDays: -1, ExtraSensors: 2900}, func(c *config.Config) {
 		c.PermissionFilesystem, c.PermissionDatabase = "allow", "allow"

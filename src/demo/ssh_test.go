@@ -54,6 +54,7 @@ func clientKey(t *testing.T) (keyFile, authorized string) {
 // TestSSHStdioWithOpenSSH runs MCP through the real OpenSSH client against the demo's SSH server,
 // as Claude Desktop does with `ssh -p 2222 -i KEY hamcp@homeassistant.local`.
 func TestSSHStdioWithOpenSSH(t *testing.T) {
+	t.Parallel()
 	sshBin := sshBinary(t)
 	key, authorized := clientKey(t)
 	e := startDemo(t, func(c *config.Config) { c.SSHAuthorizedKeys = authorized })

@@ -45,6 +45,28 @@ func (p *demoProc) hostileRequest(ctx context.Context, client *http.Client, meth
 	return client.Do(req)
 }
 
+// openSession opens a Streamable HTTP session from client IP ip, as a client does (initialize,
+// then notifications/initialized), and returns its id.
+func (p *demoProc) openSession(t *testing.T, ctx context.Context, client *http.Client, ip string) string {
+	t.Helper()
+	resp, err := p.hostileRequest(ctx, client, http.MethodPost, "/mcp", ip, strings.NewReader(initializeBody), nil)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("initialize: %v %v", err, resp)
+	}
+	sid := resp.Header.Get("Mcp-Session-Id")
+	resp.Body.Close()
+	if sid == "" {
+		t.Fatal("initialize: no Mcp-Session-Id")
+	}
+	resp, err = p.hostileRequest(ctx, client, http.MethodPost, "/mcp", ip, strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"})
+	if err != nil || resp.StatusCode/100 != 2 {
+		t.Fatalf("notifications/initialized: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	return sid
+}
+
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}`
 
 // TestHostileClients: while clients hold SSE streams they never read (and make the server write
@@ -115,36 +137,48 @@ func TestHostileClients(t *testing.T) {
 	// Streamable sessions with a GET stream open and never read.
 	const getStreams = 6
 	for range getStreams {
-		resp, err := p.hostileRequest(ctx, unread, http.MethodPost, "/mcp", "198.51.100.2", strings.NewReader(initializeBody), nil)
-		if err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("initialize: %v %v", err, resp)
-		}
-		sid := resp.Header.Get("Mcp-Session-Id")
-		resp.Body.Close()
-		hdr := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-06-18"}
-		if resp, err := p.hostileRequest(ctx, unread, http.MethodPost, "/mcp", "198.51.100.2", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), hdr); err == nil {
-			resp.Body.Close()
-		}
+		hdr := map[string]string{"Mcp-Session-Id": p.openSession(t, ctx, unread, "198.51.100.2"), "Mcp-Protocol-Version": "2025-06-18"}
 		get, err := p.hostileRequest(ctx, unread, http.MethodGet, "/mcp", "198.51.100.2", nil, hdr)
 		if err != nil || get.StatusCode != http.StatusOK {
 			t.Fatalf("GET /mcp stream: %v %v", err, get)
 		}
 		streams = append(streams, get)
 	}
-	held := sseStreams + getStreams // sessions of the token held by the hostile streams
+	// The well-behaved client's session, opened here so that it is open before the flood and
+	// stays open through it, however the machine schedules the goroutines: the flood's count
+	// of sessions depends on how many the token holds.
+	goodSession := p.openSession(t, ctx, http.DefaultClient, "203.0.113.10")
+	held := sseStreams + getStreams + 1 // sessions of the token: the hostile streams and the well-behaved one
 
-	// The well-behaved client, alongside everything below: a session and sessionless calls.
-	var good [2]*loadgen.Report
+	// The well-behaved client, alongside everything below until the hostile clients are done:
+	// calls in its session and sessionless calls, run after run of a fixed count, so each mode
+	// makes calls however the work is scheduled.
+	hostileDone := make(chan struct{})
+	var good [2][]*loadgen.Report
 	var goodErr [2]error
 	var goodWG sync.WaitGroup
-	for i, mode := range []string{loadgen.ModeSession, loadgen.ModeSessionless} {
+	for i, session := range []string{goodSession, ""} {
+		label, hdr := "well-behaved session", [][2]string{{"X-Forwarded-For", "203.0.113.10"}, {"Mcp-Session-Id", session}}
+		if session == "" {
+			label, hdr = "well-behaved sessionless", [][2]string{{"X-Forwarded-For", "203.0.113.11"}}
+		}
 		goodWG.Go(func() {
-			good[i], goodErr[i] = loadgen.Run(ctx, loadgen.Config{Mode: mode, URL: p.info.MCPURL, Token: p.info.Token, Calls: cachedReads,
-				Concurrency: 1, Duration: 1500 * time.Millisecond, Timeout: 5 * time.Second, Label: "well-behaved " + mode,
-				Headers: [][2]string{{"X-Forwarded-For", fmt.Sprintf("203.0.113.%d", 10+i)}}})
+			for {
+				r, err := loadgen.Run(ctx, loadgen.Config{Mode: loadgen.ModeSessionless, URL: p.info.MCPURL, Token: p.info.Token, Calls: cachedReads,
+					Concurrency: 1, Count: 20, Timeout: 30 * time.Second, Label: label, Headers: hdr})
+				if err != nil {
+					goodErr[i] = err
+					return
+				}
+				good[i] = append(good[i], r)
+				select {
+				case <-hostileDone:
+					return
+				default:
+				}
+			}
 		})
 	}
-	held++ // the well-behaved session
 
 	var hostile sync.WaitGroup
 	// Answers written into the unread streams: the POSTs themselves are accepted (202) or wait
@@ -194,7 +228,7 @@ func TestHostileClients(t *testing.T) {
 		"Accept: application/json, text/event-stream\r\nX-Forwarded-For: 198.51.100.3\r\nContent-Length: %d\r\n\r\n", p.addr, p.info.Token, len(initializeBody))
 	conns := make([]net.Conn, flood)
 	var floodWG sync.WaitGroup
-	var refused atomic.Int32 // flood requests answered while the others still hold their slots
+	answered := make(chan int, flood) // flood requests answered, the first ones while the others still hold their slots
 	for i := range flood {
 		c, err := net.Dial("tcp", p.addr)
 		if err != nil {
@@ -206,7 +240,10 @@ func TestHostileClients(t *testing.T) {
 			t.Fatal(err)
 		}
 		floodWG.Go(func() {
-			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			defer func() { answered <- i }()
+			// Only against a server that never answers: it answers a body that does not come
+			// within its own limit (30 s), so this never ends a request the server would answer.
+			c.SetReadDeadline(time.Now().Add(2 * time.Minute))
 			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 			if err != nil {
 				answers[i].err = err
@@ -215,19 +252,18 @@ func TestHostileClients(t *testing.T) {
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			answers[i] = floodAnswer{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), body: string(b)}
-			refused.Add(1)
 		})
 	}
 	// The 64 hold their slots until their bodies arrive; the other 16 are refused at once (with
 	// Connection: close, before their bodies). Only once all 16 are, is one more request from
 	// the IP sure to meet 64 in flight: asked earlier, it could take a slot a flood request
-	// wanted (and be served), which is the cap working, not failing.
-	deadline := time.Now().Add(10 * time.Second)
-	for refused.Load() < flood-perIPCap {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of the %d flood requests over the per-IP cap answered after 10 s", refused.Load(), flood-perIPCap)
+	// wanted (and be served), which is the cap working, not failing. And a refusal is only
+	// answered when 64 are in flight, so once 16 are, the other 64 have all been read up to
+	// their bodies and hold their slots.
+	for range flood - perIPCap {
+		if i := <-answered; answers[i].err != nil {
+			t.Fatalf("flood request %d, over the per-IP cap: %v", i, answers[i].err)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 	resp, err := p.hostileRequest(ctx, http.DefaultClient, http.MethodGet, "/mcp/tools", "198.51.100.3", nil, nil)
 	if err != nil {
@@ -238,11 +274,21 @@ func TestHostileClients(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "limit is 64 per client IP") || resp.Header.Get("Retry-After") == "" {
 		t.Fatalf("a client IP with %d requests in flight is still served: %d %.200s", perIPCap, resp.StatusCode, b)
 	}
-	time.Sleep(100 * time.Millisecond) // every flood request's headers have been read by now
 	for _, c := range conns {
 		io.WriteString(c, initializeBody[40:]) // a refused request's connection may be closed already
 	}
 	floodWG.Wait()
+	// The flood has filled the token's sessions: one more, from an address of its own (so no
+	// per-IP cap is near), is refused at the token's cap.
+	resp, err = p.hostileRequest(ctx, http.DefaultClient, http.MethodPost, "/mcp", "198.51.100.4", strings.NewReader(initializeBody), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "open sessions per token") || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("after the flood, one more session for the token: %d %.200s; want 429 at the token's cap", resp.StatusCode, b)
+	}
 
 	// 10 MB bodies, with a length and chunked, several at once.
 	const big = 10 << 20
@@ -253,7 +299,7 @@ func TestHostileClients(t *testing.T) {
 			if i%2 == 1 {
 				body = io.MultiReader(body) // no length: sent chunked
 			}
-			resp, err := p.hostileRequest(ctx, &http.Client{Timeout: 10 * time.Second}, http.MethodPost, "/mcp", fmt.Sprintf("198.51.100.%d", 20+i), body, nil)
+			resp, err := p.hostileRequest(ctx, &http.Client{Timeout: time.Minute}, http.MethodPost, "/mcp", fmt.Sprintf("198.51.100.%d", 20+i), body, nil)
 			if err != nil {
 				bigStatus.Store(i, err.Error())
 				return
@@ -264,17 +310,20 @@ func TestHostileClients(t *testing.T) {
 		})
 	}
 	hostile.Wait()
+	close(hostileDone)
 	goodWG.Wait()
 	close(sampling)
 	sampled.Wait()
 
 	// The well-behaved client: every call answered, no errors.
-	for i, r := range good {
+	for i, rs := range good {
 		if goodErr[i] != nil {
 			t.Fatalf("well-behaved client: %v", goodErr[i])
 		}
-		if r.Errors != 0 || r.OK == 0 {
-			t.Errorf("%s: %d ok, %d errors %v %v", r.Label, r.OK, r.Errors, r.ErrorsByKind, r.ErrorSamples)
+		for _, r := range rs {
+			if r.Errors != 0 || r.OK == 0 {
+				t.Errorf("%s: %d ok, %d errors %v %v", r.Label, r.OK, r.Errors, r.ErrorsByKind, r.ErrorSamples)
+			}
 		}
 	}
 
@@ -335,8 +384,10 @@ func TestHostileClients(t *testing.T) {
 		ok, errs uint64
 		p99, max float64
 	}
-	for _, r := range good {
-		sum.ok, sum.errs, sum.p99, sum.max = sum.ok+r.OK, sum.errs+r.Errors, max(sum.p99, r.LatencyMS.P99), max(sum.max, r.LatencyMS.Max)
+	for _, rs := range good {
+		for _, r := range rs {
+			sum.ok, sum.errs, sum.p99, sum.max = sum.ok+r.OK, sum.errs+r.Errors, max(sum.p99, r.LatencyMS.P99), max(sum.max, r.LatencyMS.Max)
+		}
 	}
 	t.Logf("hostile: RSS baseline %d MB, peak %d MB; flood %d → %d sessions, %d per-token 429, %d per-IP 429; unread-stream POSTs %d accepted, %d stalled; "+
 		"well-behaved %d ok, %d errors, p99 %.1f ms, max %.1f ms",
