@@ -78,6 +78,5 @@ func (s *Server) challenge(c echo.Context, errCode, msg string) error {
 	return nil
 }
 
-
 // TokenInfo returns the authenticated identity of a request served by a MountAuthed route.
 func TokenInfo(r *http.Request) *auth.TokenInfo { return tokenInfo(r) }
