@@ -52,7 +52,7 @@ func standingOf(u homeassistant.AuthUser) standing {
 }
 
 // errUsersUnavailable is a failed read of the user list; the panel then refuses everyone.
-var errUsersUnavailable = errors.New("Home Assistant's user list could not be read")
+var errUsersUnavailable = errors.New("the user list of Home Assistant could not be read")
 
 // admins is the cached user list.
 type admins struct {

@@ -19,7 +19,6 @@ import (
 type blueprintUse struct {
 	path   string
 	inputs map[string]any
-	domain string // automation or script, when the configuration says (else both are tried)
 }
 
 // blueprintOf reports whether cfg is a blueprint instance.
