@@ -5,24 +5,13 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
 // A grant outlives the Home Assistant login it came from (hamcp revoked that HA session at once),
 // so a refresh cannot ask HA "through the user". It asks with hamcp's own administrator access
 // instead: config/auth/list is HA's user list as the Users settings page shows it.
-
-// haAuthUser is one entry of config/auth/list (homeassistant/components/config/auth.py).
-type haAuthUser struct {
-	ID              string   `json:"id"`
-	Name            string   `json:"name"`
-	IsOwner         bool     `json:"is_owner"`
-	IsActive        bool     `json:"is_active"`
-	SystemGenerated bool     `json:"system_generated"`
-	GroupIDs        []string `json:"group_ids"`
-}
-
-// haAdminGroup is HA's GROUP_ID_ADMIN; the owner is an administrator whatever their groups.
-const haAdminGroup = "system-admin"
 
 const haUserCheckTimeout = 10 * time.Second
 
@@ -32,7 +21,7 @@ const haUserCheckTimeout = 10 * time.Second
 func (s *Server) haUserStanding(ctx context.Context, userID string) (ok bool, why string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, haUserCheckTimeout)
 	defer cancel()
-	var users []haAuthUser
+	var users []homeassistant.AuthUser
 	if err := s.o.HACommand(ctx, "config/auth/list", nil, &users); err != nil {
 		return false, "", fmt.Errorf("config/auth/list: %w", err)
 	}
@@ -40,7 +29,7 @@ func (s *Server) haUserStanding(ctx context.Context, userID string) (ok bool, wh
 		// HA always has at least its owner and the Supervisor user: an empty list is no answer.
 		return false, "", fmt.Errorf("config/auth/list returned no users")
 	}
-	i := slices.IndexFunc(users, func(u haAuthUser) bool { return u.ID == userID })
+	i := slices.IndexFunc(users, func(u homeassistant.AuthUser) bool { return u.ID == userID })
 	switch {
 	case i < 0:
 		return false, "the Home Assistant user no longer exists", nil
@@ -48,7 +37,7 @@ func (s *Server) haUserStanding(ctx context.Context, userID string) (ok bool, wh
 		return false, "the Home Assistant user " + users[i].Name + " is deactivated", nil
 	case users[i].SystemGenerated:
 		return false, "the Home Assistant user " + users[i].Name + " is a system user", nil
-	case !users[i].IsOwner && !slices.Contains(users[i].GroupIDs, haAdminGroup):
+	case !users[i].IsAdmin():
 		return false, "the Home Assistant user " + users[i].Name + " is no longer an administrator", nil
 	}
 	return true, "", nil
