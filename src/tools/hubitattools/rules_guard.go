@@ -2,6 +2,9 @@ package hubitattools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -123,6 +126,14 @@ func (g *ruleGuard[In]) confirm() *toolkit.Confirm[In] {
 				if cur, err := e.Get(ctx, v.rule.ID); err == nil && !cur.Enabled && cur.DisabledReason != "" {
 					ask = stoppedAsk(ask, cur)
 				}
+			}
+			if len(ask.Classes) > 0 {
+				// The yes covers the rule the user was shown: a stored rule swapped between the
+				// question and the retry makes a different rule, which is asked about again.
+				r := v.rule // what it does, not its counters and timestamps
+				b, _ := json.Marshal([]any{r.ID, r.Name, r.Enabled, r.ConditionLogic, r.Triggers, r.Conditions, r.Actions, r.LocalVariables})
+				sum := sha256.Sum256(b)
+				ask.Digest = hex.EncodeToString(sum[:16])
 			}
 			return ask, nil
 		},
