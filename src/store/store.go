@@ -47,7 +47,7 @@ func Open(path string) (*Store, error) {
 	db.SetMaxIdleConns(4)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := db.PingContext(ctx); err != nil {
+	if err := pingUntilFree(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w (is it a SQLite file, and is the folder writable?)", path, err)
 	}
@@ -61,6 +61,23 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: prepare audit insert: %w", err)
 	}
 	return s, nil
+}
+
+// pingUntilFree opens the first connection. Switching a new file to WAL needs the file to itself,
+// and SQLite answers SQLITE_BUSY at once for that switch rather than waiting out busy_timeout, so
+// two hamcp processes starting on a fresh file (or one slowed down by a busy machine) retry it.
+func pingUntilFree(ctx context.Context, db *sql.DB) error {
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := db.PingContext(ctx)
+		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // checkPath turns the driver's opaque "unable to open database file" into an error saying what to fix.

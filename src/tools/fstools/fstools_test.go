@@ -527,6 +527,10 @@ func TestDeleteMoveRestore(t *testing.T) {
 	if read("full/x.txt") != "X" {
 		t.Errorf("restored folder: %+v", v.Restored)
 	}
+	// The trash is shared with the package's other tests: put one item of this test's own in it, so
+	// the listing has something to page whatever ran before.
+	write(t, filepath.Join(real, "e.txt"), "E")
+	s.OK(t, "ha_delete_file", map[string]any{"path": alias + "/e.txt"}, nil)
 	var all versions
 	s.OK(t, "ha_restore_file", map[string]any{"limit": 1}, &all)
 	if all.Versions == nil || all.Versions.Total < 1 || len(all.Versions.Items) != 1 {
