@@ -462,7 +462,7 @@ func (p *tplParser) filters(v tplInfo) tplInfo {
 			var pos []tplInfo
 			var kw map[string]tplInfo
 			if p.isOp("(") {
-				pos, kw = p.filterArgs(name)
+				pos, kw = p.args()
 			}
 			v = p.g.filter(name, v, pos, kw, t.line)
 		case p.isName("is"):
@@ -477,7 +477,7 @@ func (p *tplParser) filters(v tplInfo) tplInfo {
 			}
 			p.g.value(v, t.line)
 			if p.isOp("(") {
-				pos, kw := p.filterArgs(name)
+				pos, kw := p.args()
 				p.g.applyArgs(name, pos, kw, t.line)
 			} else if n := p.peek(); (n.kind == tkName && n.text != "else" && n.text != "or" && n.text != "and" && n.text != "if" && n.text != "in" && n.text != "not" && n.text != "is" && n.text != "recursive") ||
 				n.kind == tkString || n.kind == tkInt || n.kind == tkFloat || n.kind == tkOp && (n.text == "[" || n.text == "{") {
@@ -488,31 +488,4 @@ func (p *tplParser) filters(v tplInfo) tplInfo {
 			return v
 		}
 	}
-}
-
-// filterArgs reads a filter's or test's arguments; map('apply', m) and apply(m) may name a macro.
-func (p *tplParser) filterArgs(name string) ([]tplInfo, map[string]tplInfo) {
-	p.expectOp("(")
-	p.enter()
-	defer p.leave()
-	kw := map[string]tplInfo{}
-	var pos []tplInfo
-	for !p.isOp(")") {
-		if p.isOp("*") || p.isOp("**") {
-			p.next()
-		}
-		if p.peek().kind == tkName && p.toks[p.i+1].kind == tkOp && p.toks[p.i+1].text == "=" {
-			k := p.next().text
-			p.next()
-			kw[k] = p.expr(true)
-		} else {
-			pos = append(pos, p.expr(true))
-		}
-		if !p.isOp(",") {
-			break
-		}
-		p.next()
-	}
-	p.expectOp(")")
-	return pos, kw
 }

@@ -201,7 +201,7 @@ func (g *tplGuard) statement(p *tplParser, stack []*block) []*block {
 	case "filter":
 		p.expectName()
 		if p.isOp("(") {
-			pos, kw := p.filterArgs("")
+			pos, kw := p.args()
 			g.applyArgs("", pos, kw, t.line)
 		}
 		p.filters(tplInfo{kind: kSeq, n: -1})
