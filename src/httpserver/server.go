@@ -116,7 +116,9 @@ func New(o Options) *Server {
 		MaxRequestBodyBytes:          o.BodyLimit,
 		PropagateRequestCancellation: true,
 	})
-	s.sse = mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.BodyLimit})
+	s.sse = mcp.NewSSEHandler(func(r *http.Request) *mcp.Server {
+		return o.Builder.LegacyServer(authn.ReadOnly(tokenInfo(r)))
+	}, &mcp.SSEOptions{MaxRequestBodyBytes: o.BodyLimit})
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

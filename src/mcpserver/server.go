@@ -6,6 +6,7 @@ package mcpserver
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,7 +51,7 @@ type Options struct {
 type Builder struct {
 	o       Options
 	mu      sync.Mutex
-	servers map[bool]*mcp.Server
+	servers map[serverKind]*mcp.Server
 	called  map[bool]map[string]*toolkit.Tool // what each server's tools/call reaches, by name
 	sess    sessions
 }
@@ -60,7 +61,7 @@ func New(o Options) *Builder {
 	if o.Env == nil {
 		o.Env = &toolkit.Env{}
 	}
-	b := &Builder{o: o, servers: map[bool]*mcp.Server{}, called: map[bool]map[string]*toolkit.Tool{}}
+	b := &Builder{o: o, servers: map[serverKind]*mcp.Server{}, called: map[bool]map[string]*toolkit.Tool{}}
 	if o.Env.SessionKey == nil {
 		o.Env.SessionKey = b.RequestKey
 	}
@@ -93,11 +94,26 @@ func (b *Builder) Listed(readOnly bool) ([]*toolkit.Tool, toolkit.Mode) {
 const searchInstructions = `
 - Not every tool is listed: when none of yours fits, find one with ` + toolkit.SearchToolName + ` and run it with ` + toolkit.CallToolName + `.`
 
+// serverKind names one of the servers a Builder makes: full or read-only, and whether it is the
+// legacy HTTP+SSE transport's.
+type serverKind struct{ readOnly, legacy bool }
+
 // Server returns the server for full access (readOnly=false) or for read-only sessions.
-func (b *Builder) Server(readOnly bool) *mcp.Server {
+func (b *Builder) Server(readOnly bool) *mcp.Server { return b.server(serverKind{readOnly: readOnly}) }
+
+// LegacyServer is the server of the 2024-11-05 HTTP+SSE transport. It negotiates the 2025
+// versions only: the transport predates 2026-07-28, and with the list fixed when the server is
+// made, a server/discover that reaches the go-sdk before it has recorded the session's versions
+// (it sends the endpoint event first) cannot offer 2026-07-28 over SSE.
+func (b *Builder) LegacyServer(readOnly bool) *mcp.Server {
+	return b.server(serverKind{readOnly: readOnly, legacy: true})
+}
+
+func (b *Builder) server(kind serverKind) *mcp.Server {
+	readOnly := kind.readOnly
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if s, ok := b.servers[readOnly]; ok {
+	if s, ok := b.servers[kind]; ok {
 		return s
 	}
 	tools, mode := b.Listed(readOnly)
@@ -118,6 +134,9 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 		},
 	}
+	if kind.legacy {
+		opts.SupportedProtocolVersions = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= "2026" })
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: b.o.Name, Title: "hamcp — Home Assistant MCP server", Version: b.o.Version}, opts)
 	s.AddReceivingMiddleware(b.trackingMiddleware)
 	called := make(map[string]*toolkit.Tool, len(tools))
@@ -135,8 +154,8 @@ func (b *Builder) Server(readOnly bool) *mcp.Server {
 	for _, ext := range b.o.Extensions {
 		ext(s, readOnly)
 	}
-	b.servers[readOnly] = s
-	b.called[readOnly] = called
+	b.servers[kind] = s
+	b.called[readOnly] = called // the same tools whichever server
 	return s
 }
 
