@@ -373,22 +373,7 @@ func TestSlowClientsAreDisconnected(t *testing.T) {
 	t.Run("slow body", func(t *testing.T) {
 		t.Parallel()
 		c := rawConn(t, base, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer full\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{")
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() { // one byte every 100 ms, as long as the server listens
-			tick := time.NewTicker(100 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					if _, err := c.Write([]byte(" ")); err != nil {
-						return
-					}
-				}
-			}
-		}()
+		dribble(t, c)
 		start := time.Now()
 		closed, answer := closedWithin(c, 3*time.Second)
 		if !closed {
