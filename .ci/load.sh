@@ -11,4 +11,4 @@ export HAMCP_LOAD="${HAMCP_LOAD:-full}"
 timeout=5m
 [ "$HAMCP_LOAD" = full ] && timeout=30m
 # The figures are the LOAD and SOAK lines of the -v output.
-go test -count=1 -timeout "$timeout" -run 'TestLoadSessions|TestSoak' -v ./src/demo
+go test -count=1 -timeout "$timeout" -run 'TestLoadSessions|TestSoak' -v ./dev/demo

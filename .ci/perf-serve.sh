@@ -10,4 +10,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export HAMCP_LOAD="${HAMCP_LOAD:-full}"
-go test -count=1 -timeout 30m -run TestServeMemoryAndStart -v ./src/perf
+go test -count=1 -timeout 30m -run TestServeMemoryAndStart -v ./dev/perf

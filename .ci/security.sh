@@ -15,7 +15,7 @@ trap 'rm -f "$log"' EXIT
 
 # package → attacker tests (docs/security.md names each beside the control it checks)
 attacks=(
-  "./src/demo TestAttackerReadsApprovalFromEventBus|TestOtherTokensCannotAnswer|TestAuditShowsOnlyTheSession|TestApprovalPageInBrowser|TestSessionHijackWithAnotherToken|TestGrantsEndWithTheConnection|TestModelCannotReachPastItsGrants|TestPermissionsThroughInputRequired"
+  "./dev/demo TestAttackerReadsApprovalFromEventBus|TestOtherTokensCannotAnswer|TestAuditShowsOnlyTheSession|TestApprovalPageInBrowser|TestSessionHijackWithAnotherToken|TestGrantsEndWithTheConnection|TestModelCannotReachPastItsGrants|TestPermissionsThroughInputRequired"
   "./src/httpserver TestSessionBoundToCredential|TestLegacySSESessionBoundToCredential|TestSessionCaps|TestBatchCountsEveryMessage|TestSlowClientsAreDisconnected|TestConnectionCaps|TestProtocolErrorsAreJSONRPC|TestSimpleRequestsAreRefused"
   "./src/mcpserver TestConnectionKeysAreUniqueAndEndWithTheTransport"
   "./src/command TestWholeTreeEnds|TestTreeEndsWhenHamcpIsKilled|TestEnvironmentIsAllowListed"

@@ -10,8 +10,8 @@ need=()
 command -v ssh >/dev/null || need+=(openssh-client)
 command -v sqlite3 >/dev/null || need+=(sqlite3)
 command -v chromium >/dev/null || need+=(chromium)
-# The add-on's scripts (src/packaging). hadolint has no Debian package, and npm's "hadolint" only
-# wraps a binary it does not ship, so src/packaging checks the Dockerfile itself.
+# The add-on's scripts (dev/packaging). hadolint has no Debian package, and npm's "hadolint" only
+# wraps a binary it does not ship, so dev/packaging checks the Dockerfile itself.
 command -v shellcheck >/dev/null || need+=(shellcheck)
 if ((${#need[@]})); then
   echo "installing from Debian: ${need[*]}"

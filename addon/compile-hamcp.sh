@@ -1,7 +1,7 @@
 #!/bin/sh
 # Compiles the add-on's hamcp binary: static (no cgo), reproducible (-trimpath, no VCS stamp), and
 # without the simulated home (-tags nosim). The Dockerfile's build stage runs this script, and
-# src/packaging's tests run the very same script, so the binary they check is the one users get.
+# dev/packaging's tests run the very same script, so the binary they check is the one users get.
 # Usage: addon/compile-hamcp.sh OUTPUT   (BUILD_VERSION sets the version hamcp reports)
 set -eu
 out="${1:?usage: compile-hamcp.sh OUTPUT}"

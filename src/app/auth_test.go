@@ -10,7 +10,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/homeassistant"
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // TestHADirectURL: inside the add-on users' tokens are checked, and OAuth codes exchanged, at

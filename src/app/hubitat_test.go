@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/src/config"
-	"github.com/hamcp/hamcp/src/sim"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/sim"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // wantAPIError checks err is an *APIError with the given status and a message containing part.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // One simulated home serves the read-mostly tests; tests that take HA down start their own.

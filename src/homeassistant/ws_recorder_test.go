@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // homeWithHistory starts a home with a day of recorder history, for the statistics and energy

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/sim/hass"
+	"github.com/hamcp/hamcp/dev/sim/hass"
 )
 
 // TestSimUsers: the user list as the add-on reads it (the Supervisor's token through its /core

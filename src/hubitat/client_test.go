@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 )
 
 func startHub(t *testing.T, o simhub.Options) *simhub.Hub {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 )
 
 // Cut mid-stream: a dropped socket alone does not fail calls (the hub still answers), the client

@@ -30,7 +30,7 @@ import (
 	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/httpserver"
 	"github.com/hamcp/hamcp/src/mcpserver"
-	"github.com/hamcp/hamcp/src/sim/haauth"
+	"github.com/hamcp/hamcp/dev/sim/haauth"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 )

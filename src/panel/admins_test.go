@@ -11,7 +11,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
-	"github.com/hamcp/hamcp/src/sim/hass"
+	"github.com/hamcp/hamcp/dev/sim/hass"
 )
 
 // asUser is the ingress headers Home Assistant sets for the user with this id.

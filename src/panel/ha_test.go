@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // One simulated Home Assistant, started by the first test that needs it, answers every panel's user

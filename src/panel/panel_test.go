@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/permission"
-	"github.com/hamcp/hamcp/src/sim/hass"
+	"github.com/hamcp/hamcp/dev/sim/hass"
 	"github.com/hamcp/hamcp/src/store"
 )
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/sim/hass"
+	"github.com/hamcp/hamcp/dev/sim/hass"
 )
 
 // The Status page shows the effective list of what the user confirms and the rules hamcp stopped.

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	simrec "github.com/hamcp/hamcp/src/sim/recorder"
+	simrec "github.com/hamcp/hamcp/dev/sim/recorder"
 )
 
 // The benchmark database: HAMCP_BENCH_ROWS states (default 200k so the

@@ -11,7 +11,7 @@ import (
 
 	"modernc.org/sqlite"
 
-	simrec "github.com/hamcp/hamcp/src/sim/recorder"
+	simrec "github.com/hamcp/hamcp/dev/sim/recorder"
 )
 
 func TestClassifyAccepts(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	simrec "github.com/hamcp/hamcp/src/sim/recorder"
+	simrec "github.com/hamcp/hamcp/dev/sim/recorder"
 )
 
 // TestWriterNeverBlocked stands in for HA: a writer on its own connection

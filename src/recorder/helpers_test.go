@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	simrec "github.com/hamcp/hamcp/src/sim/recorder"
+	simrec "github.com/hamcp/hamcp/dev/sim/recorder"
 )
 
 // fixedNow anchors generated histories so tests are reproducible.

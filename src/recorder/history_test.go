@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	simrec "github.com/hamcp/hamcp/src/sim/recorder"
+	simrec "github.com/hamcp/hamcp/dev/sim/recorder"
 )
 
 // recorded is what the test wrote through the simulator's recorder: the

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	simrec "github.com/hamcp/hamcp/src/sim/recorder"
+	simrec "github.com/hamcp/hamcp/dev/sim/recorder"
 )
 
 type stateSnap struct {

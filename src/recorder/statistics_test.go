@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	simrec "github.com/hamcp/hamcp/src/sim/recorder"
+	simrec "github.com/hamcp/hamcp/dev/sim/recorder"
 )
 
 func eqFloat(a, b *float64) bool {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 )
 
 // TestEngineThroughput is the figure in docs/performance.md: 100 enabled rules on the wall

@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 )
 

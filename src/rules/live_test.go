@@ -24,7 +24,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 )
 
@@ -454,7 +454,7 @@ func liveActionCases() []liveAction {
 				id, ok := notificationDevice(x.hub)
 				if !ok {
 					x.t.Fatal("the simulated hub has no device with the deviceNotification command (Hubitat's Notification " +
-						"capability), so send_notification cannot reach it: src/sim/hubitat/devices.go needs a notification device")
+						"capability), so send_notification cannot reach it: dev/sim/hubitat/devices.go needs a notification device")
 				}
 				return Rule{Actions: []Action{{Type: "send_notification", DeviceID: id, Message: "Button %value% pushed"}}}
 			},

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 )
 
 // faultEngine is an engine on a hub of its own with a fake clock.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 )
 
 var london = mustZone("Europe/London")

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 )
 
 // The simulated hub's devices, read once per package through the real client over loopback

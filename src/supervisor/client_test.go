@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 )
 
 var (

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/internal/nodetest"
+	"github.com/hamcp/hamcp/dev/testkit/nodetest"
 )
 
 // TestCompletionWithTypeScriptClient: the official TypeScript SDK client's complete() works

@@ -7,8 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/hamcp/hamcp/src/config"
-	"github.com/hamcp/hamcp/src/demo"
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/demo"
+	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // The default build carries the simulated home for `hamcp demo` and `hamcp stdio --demo`; the

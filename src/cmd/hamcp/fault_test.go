@@ -1,7 +1,7 @@
 package main
 
 // Fault tests of the real binary (issue 15): SIGTERM under load. `hamcp demo` runs as a user runs
-// it, driven by src/loadgen (sessions and sessionless POSTs) while a shell command and a stream
+// it, driven by dev/loadgen (sessions and sessionless POSTs) while a shell command and a stream
 // of file writes are in flight; then it gets SIGTERM.
 
 import (
@@ -26,7 +26,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/loadgen"
+	"github.com/hamcp/hamcp/dev/loadgen"
 )
 
 // demoProc is a running `hamcp demo` process.

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/loadgen"
+	"github.com/hamcp/hamcp/dev/loadgen"
 )
 
 // vmRSS is a process's resident set in bytes (VmRSS in /proc/PID/status).

@@ -16,7 +16,7 @@ import (
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/dbtools"
-	"github.com/hamcp/hamcp/src/tools/internal/tooltest"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 var fx *tooltest.Fixture

@@ -12,7 +12,7 @@ import (
 	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/mcpserver"
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hatools"

@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
-	"github.com/hamcp/hamcp/src/sim"
+	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hatools"
 )

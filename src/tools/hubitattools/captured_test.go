@@ -8,7 +8,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/src/tools/internal/tooltest"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 type capturedOut struct {

@@ -12,10 +12,10 @@ import (
 
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/src/tools/internal/tooltest"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 type deviceRow struct {

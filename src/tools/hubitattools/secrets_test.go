@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	simhub "github.com/hamcp/hamcp/src/sim/hubitat"
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/src/tools/internal/tooltest"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 // A model goes looking for the front door's codes: the simulated lock (device 8) holds

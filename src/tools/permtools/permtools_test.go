@@ -14,7 +14,7 @@ import (
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/fstools"
-	"github.com/hamcp/hamcp/src/tools/internal/tooltest"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/tools/permtools"
 )
 
