@@ -12,12 +12,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/hamcp/hamcp/src/app"
-	"github.com/hamcp/hamcp/src/config"
-	"github.com/hamcp/hamcp/src/panel"
 	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/dev/sim/hass"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/src/app"
+	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/panel"
 )
 
 // Info is what a demo prints and writes to --info-file for scripts and tests.

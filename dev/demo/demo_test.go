@@ -17,10 +17,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hamcp/hamcp/src/app"
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/demo"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/app"
+	"github.com/hamcp/hamcp/src/config"
 )
 
 // env is one running demo (simulated home + hamcp over HTTP) shared by the tests in this file.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/config"
 )
 
 // The demo runs a Hubitat hub beside Home Assistant and hamcp reaches it with either live-event

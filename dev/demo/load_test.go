@@ -12,9 +12,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hamcp/hamcp/src/config"
-	"github.com/hamcp/hamcp/dev/testkit/loadlevel"
 	"github.com/hamcp/hamcp/dev/loadgen"
+	"github.com/hamcp/hamcp/dev/testkit/loadlevel"
+	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/permission"
 )
 

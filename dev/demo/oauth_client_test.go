@@ -24,8 +24,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/config"
 )
 
 // The OAuth flow as Claude drives it, against the real app and the simulated Home Assistant over

@@ -21,8 +21,8 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/oauth2"
 
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/demo"
+	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/permission"
 )
 

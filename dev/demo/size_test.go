@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/config"
 )
 
 // defaultCallLimit is the size every tool's default call must stay under (issue 5): a model pays

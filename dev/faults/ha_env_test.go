@@ -14,11 +14,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
-	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // haEnv is hamcp serving MCP over HTTP on loopback against a simulated Home Assistant of the

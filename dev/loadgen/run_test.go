@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/app"
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/demo"
 	"github.com/hamcp/hamcp/dev/loadgen"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/app"
+	"github.com/hamcp/hamcp/src/config"
 )
 
 // stdioChildEnv makes the test binary run as `hamcp stdio --demo` would: the real demo home and

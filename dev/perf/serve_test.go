@@ -23,9 +23,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/dev/testkit/loadlevel"
 	"github.com/hamcp/hamcp/dev/loadgen"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit/loadlevel"
 )
 
 // The goals of issue 15 for `hamcp serve` alone on the 2-core machine, and the budgets that stand

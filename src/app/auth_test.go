@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/homeassistant"
-	"github.com/hamcp/hamcp/dev/sim"
 )
 
 // TestHADirectURL: inside the add-on users' tokens are checked, and OAuth codes exchanged, at

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/sim"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 

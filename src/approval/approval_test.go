@@ -19,8 +19,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 )
 

@@ -27,10 +27,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/oauth2"
 
+	"github.com/hamcp/hamcp/dev/sim/haauth"
 	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/httpserver"
 	"github.com/hamcp/hamcp/src/mcpserver"
-	"github.com/hamcp/hamcp/dev/sim/haauth"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 )

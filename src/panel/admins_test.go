@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/dev/sim/hass"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
-	"github.com/hamcp/hamcp/dev/sim/hass"
 )
 
 // asUser is the ingress headers Home Assistant sets for the user with this id.

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
 // One simulated Home Assistant, started by the first test that needs it, answers every panel's user

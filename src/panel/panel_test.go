@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/dev/sim/hass"
+	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/hubitat"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/src/hubitat"
 )
 
 // TestEngineThroughput is the figure in docs/performance.md: 100 enabled rules on the wall

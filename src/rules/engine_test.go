@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/hubitat"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/hubitat"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/src/hubitat"
 )
 
 var london = mustZone("Europe/London")

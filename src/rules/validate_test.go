@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/hubitat"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/src/hubitat"
 )
 
 // The simulated hub's devices, read once per package through the real client over loopback

@@ -18,11 +18,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/permission"
-	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/permtools"

@@ -6,9 +6,9 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/dev/demo"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/config"
 )
 
 // The default build carries the simulated home for `hamcp demo` and `hamcp stdio --demo`; the

@@ -11,12 +11,12 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/recorder"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/dbtools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 var fx *tooltest.Fixture

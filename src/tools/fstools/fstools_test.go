@@ -11,11 +11,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/fstools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 var fx *tooltest.Fixture

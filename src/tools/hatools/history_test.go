@@ -15,13 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/recorder"
-	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/dbtools"
 	"github.com/hamcp/hamcp/src/tools/hatools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 // historyDays of recorder history behind the history tests (periods may reach past it).

@@ -9,10 +9,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/mcpserver"
-	"github.com/hamcp/hamcp/dev/sim"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hatools"

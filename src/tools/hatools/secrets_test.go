@@ -9,12 +9,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/dev/sim/home"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
+	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hatools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 // A model follows the event bus and reads states while the user disarms the alarm from the UI

@@ -16,8 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hatools"
 )

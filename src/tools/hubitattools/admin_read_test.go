@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/hubitat"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
-	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
+	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/store"
 )
 
 var readTools = []struct {

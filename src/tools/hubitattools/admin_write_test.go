@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
-	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 // privateStore is a store of the test's own: the last backup's time, the debug log and the

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 type logEntry struct {

@@ -29,11 +29,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hamcp/hamcp/src/hubitat"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
+	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 const (

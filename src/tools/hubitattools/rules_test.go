@@ -9,14 +9,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/rules"
-	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 // rig is a hub of the test's own with a started rule engine over it, on a store of its own, and

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hamcp/hamcp/src/hubitat"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
+	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 )
 
 // A model goes looking for the front door's codes: the simulated lock (device 8) holds

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/fstools"
-	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/tools/permtools"
 )
 
