@@ -10,7 +10,7 @@ type Clock interface {
 }
 
 // Timer is a scheduled call that can be cancelled; Stop reports whether it was still pending.
-type Timer interface{ Stop() bool }
+type Timer = interface{ Stop() bool }
 
 // RealClock is the wall clock.
 type RealClock struct{}
