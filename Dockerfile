@@ -8,6 +8,8 @@ FROM golang:1.26.10-alpine AS build
 ENV GOTOOLCHAIN=local GOFLAGS=-mod=readonly
 WORKDIR /src
 COPY go.mod go.sum ./
+# The go-sdk with one patch proposed upstream (docs/upstream/), which go.mod's replace points at.
+COPY third_party ./third_party
 RUN go mod download
 COPY src ./src
 COPY addon/compile-hamcp.sh ./addon/compile-hamcp.sh

@@ -43,7 +43,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		switch {
 		case errors.Is(err, authn.ErrUnavailable):
 			c.Response().Header().Set("Retry-After", "5")
-			return c.JSON(http.StatusServiceUnavailable, map[string]any{"error": "the token cannot be checked right now because Home Assistant is not reachable; try again shortly"})
+			return refusal(c, http.StatusServiceUnavailable, "the token cannot be checked right now because Home Assistant is not reachable; try again shortly")
 		case errors.Is(err, authn.ErrForbidden):
 			writeRPCError(c.Response(), http.StatusForbidden, &rpcError{Code: codeUnauthorized, Message: err.Error()})
 			return nil

@@ -19,7 +19,7 @@ func (s *Server) hostGuard(next echo.HandlerFunc) echo.HandlerFunc {
 		r := c.Request()
 		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(la.String()) && !isLoopbackHost(r.Host) {
 			s.refuse(c)
-			return c.JSON(http.StatusForbidden, map[string]any{"error": "forbidden: Host " + strconv.Quote(r.Host) + " is not allowed on a loopback listener"})
+			return refusal(c, http.StatusForbidden, "forbidden: Host "+strconv.Quote(r.Host)+" is not allowed on a loopback listener")
 		}
 		return next(c)
 	}
@@ -51,7 +51,7 @@ func (s *Server) originGuard(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		s.refuse(c)
-		return c.JSON(http.StatusForbidden, map[string]any{"error": "forbidden: Origin " + strconv.Quote(origin) + " is not allowed; add it to allowed_origins if this page should use hamcp"})
+		return refusal(c, http.StatusForbidden, "forbidden: Origin "+strconv.Quote(origin)+" is not allowed; add it to allowed_origins if this page should use hamcp")
 	}
 }
 

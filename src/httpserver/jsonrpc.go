@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/labstack/echo/v4"
 )
 
 // JSON-RPC error codes hamcp answers with on /mcp.
@@ -34,38 +33,6 @@ const (
 	metaVersionKey  = "io.modelcontextprotocol/protocolVersion"
 )
 
-type methodFlags uint8
-
-const (
-	isNotification methodFlags = 1 << iota
-	paramsOptional
-)
-
-// serverMethods are the methods the go-sdk v1.8.0 server answers. The SDK keeps its table
-// unexported and answers anything else with a plain-text HTTP 400 (which the TypeScript client
-// reports as a transport failure), so hamcp checks methods itself before the SDK sees them.
-var serverMethods = map[string]methodFlags{
-	"initialize":                       0,
-	"ping":                             paramsOptional,
-	"server/discover":                  paramsOptional,
-	"tools/list":                       paramsOptional,
-	"tools/call":                       0,
-	"resources/list":                   paramsOptional,
-	"resources/templates/list":         paramsOptional,
-	"resources/read":                   0,
-	"resources/subscribe":              0,
-	"resources/unsubscribe":            0,
-	"subscriptions/listen":             0,
-	"prompts/list":                     paramsOptional,
-	"prompts/get":                      0,
-	"completion/complete":              0,
-	"logging/setLevel":                 0,
-	"notifications/initialized":        isNotification | paramsOptional,
-	"notifications/cancelled":          isNotification | paramsOptional,
-	"notifications/roots/list_changed": isNotification | paramsOptional,
-	"notifications/progress":           isNotification,
-}
-
 type msgKind uint8
 
 const (
@@ -80,9 +47,8 @@ type rpcMsg struct {
 	kind        msgKind
 	id          json.RawMessage
 	method      string
-	call        *mcp.CallToolParamsRaw // a tools/call's params; nil when they are not a call's (the SDK answers)
-	metaVersion string                 // params._meta's protocol version (2026-07-28 stateless requests)
-	known       bool                   // a method the server answers
+	params      json.RawMessage // as sent; nil when absent
+	metaVersion string          // params._meta's protocol version (2026-07-28 stateless requests)
 }
 
 // rpcError is a JSON-RPC error answer. A nil ID is sent as null: the id could not be read.
@@ -161,7 +127,9 @@ func parseBody(body []byte) (msgs []rpcMsg, errs []*rpcError, batch bool, fatal 
 	return msgs, errs, batch, nil
 }
 
-// inspect checks one message against JSON-RPC 2.0 and the methods the server answers.
+// inspect checks one message against JSON-RPC 2.0: what a message is (request, notification,
+// answer) and its id, which every error answer must echo. Methods and their params are the
+// SDK's to judge.
 func inspect(raw json.RawMessage) (rpcMsg, *rpcError) {
 	m := rpcMsg{raw: raw}
 	var f map[string]json.RawMessage
@@ -199,35 +167,23 @@ func inspect(raw json.RawMessage) (rpcMsg, *rpcError) {
 	if json.Unmarshal(methodRaw, &m.method) != nil || m.method == "" {
 		return m, &rpcError{ID: m.id, Code: codeInvalidRequest, Message: `invalid request: "method" must be a non-empty string`}
 	}
-	flags, known := serverMethods[m.method]
-	m.known = known
 	m.kind = kindRequest
 	if !hasID {
 		m.kind = kindNotification
-		if known && flags&isNotification == 0 {
-			return m, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: %q is a request and needs an \"id\" (a string or an integer)", m.method)}
-		}
-	} else if known && flags&isNotification != 0 {
-		return m, &rpcError{ID: m.id, Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: %q is a notification: send it without an \"id\"", m.method)}
 	}
 	params, hasParams := f["params"]
+	if hasParams {
+		m.params = params // null included: the SDK tells null from absent
+	}
 	if hasParams && string(params) != "null" {
-		// Keys as the SDK reads them, case-sensitively; a tools/call is taken apart here, once,
-		// for the paths that answer it without the SDK (call.go).
-		var p map[string]json.RawMessage
+		var p struct {
+			Meta json.RawMessage `json:"_meta"`
+		}
 		var meta map[string]any
-		if params[0] != '{' || json.Unmarshal(params, &p) != nil || !decodeMeta(p["_meta"], &meta) {
+		if params[0] != '{' || json.Unmarshal(params, &p) != nil || !decodeMeta(p.Meta, &meta) {
 			return m, &rpcError{ID: m.id, Code: codeInvalidParams, Message: `invalid params: "params" must be a JSON object`}
 		}
 		m.metaVersion, _ = meta[metaVersionKey].(string)
-		if m.method == "tools/call" {
-			m.call = callParams(p, meta)
-		}
-	} else if known && flags&paramsOptional == 0 {
-		return m, &rpcError{ID: m.id, Code: codeInvalidParams, Message: fmt.Sprintf(`invalid params: %q needs "params"`, m.method)}
-	}
-	if !known && m.kind == kindRequest {
-		return m, &rpcError{ID: m.id, Code: codeMethodNotFound, Message: fmt.Sprintf("method not found: %q; hamcp answers %s", truncate(m.method, 64), methodList())}
 	}
 	return m, nil
 }
@@ -238,15 +194,6 @@ func decodeMeta(raw json.RawMessage, meta *map[string]any) bool {
 		return true
 	}
 	return json.Unmarshal(raw, meta) == nil
-}
-
-// callParams is a tools/call's params, or nil when its name is not a non-empty string.
-func callParams(p map[string]json.RawMessage, meta map[string]any) *mcp.CallToolParamsRaw {
-	var name string
-	if json.Unmarshal(p["name"], &name) != nil || name == "" {
-		return nil
-	}
-	return &mcp.CallToolParamsRaw{Meta: meta, Name: name, Arguments: p["arguments"]}
 }
 
 // checkID says what is wrong with a JSON-RPC id, or "" when it is one MCP allows.
@@ -268,17 +215,6 @@ func checkID(id json.RawMessage) string {
 		return `"id" must be a string or an integer that fits 64 bits`
 	}
 	return ""
-}
-
-func methodList() string {
-	var out []string
-	for m, f := range serverMethods {
-		if f&isNotification == 0 {
-			out = append(out, m)
-		}
-	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
 }
 
 func truncate(s string, n int) string {
@@ -353,4 +289,32 @@ func serveRPC(h http.Handler, w http.ResponseWriter, r *http.Request, id json.Ra
 	rw := &rpcErrorWriter{ResponseWriter: w, id: id}
 	h.ServeHTTP(rw, r)
 	rw.finish()
+}
+
+// codeServerBusy is hamcp's JSON-RPC code for a request refused because its client is over a
+// limit (HTTP 429); JSON-RPC leaves -32000…-32099 to the server.
+const codeServerBusy = -32000
+
+// rpcPath reports whether answers on this path are JSON-RPC: the MCP endpoints. /mcp/health and
+// /mcp/tools are plain JSON APIs, and OAuth's and the panel's routes have their own forms.
+func rpcPath(p string) bool {
+	return p == "/mcp" || p == "/mcp/" || p == "/sse" || p == "/messages"
+}
+
+// refusal answers a request refused before any message was read (too large, too slow, too many,
+// a forbidden Origin): a JSON-RPC error on the MCP endpoints, so every answer there has one
+// shape, and {"error": msg} elsewhere.
+func refusal(c echo.Context, status int, msg string) error {
+	if !rpcPath(c.Request().URL.Path) {
+		return c.JSON(status, map[string]any{"error": msg})
+	}
+	code := codeInvalidRequest
+	switch {
+	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+		code = codeServerBusy
+	case status >= 500:
+		code = codeInternalError
+	}
+	writeRPCError(c.Response(), status, &rpcError{Code: code, Message: msg})
+	return nil
 }

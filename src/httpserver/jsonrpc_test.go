@@ -62,6 +62,7 @@ func TestProtocolErrorsAreJSONRPC(t *testing.T) {
 		// in a session (MCP 2025-06-18), when it differs
 		sessionStatus int
 		sessionCode   int
+		sessionID     string // "null" unless given
 	}{
 		{name: "invalid JSON", body: `{"jsonrpc":"2.0","id":1,`, wantStatus: 400, wantCode: -32700, wantID: "null"},
 		{name: "not an object", body: `"tools/list"`, wantStatus: 400, wantCode: -32600, wantID: "null"},
@@ -72,11 +73,16 @@ func TestProtocolErrorsAreJSONRPC(t *testing.T) {
 		{name: "fractional id", body: `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "oversized id", body: `{"jsonrpc":"2.0","id":` + longID + `,"method":"tools/list"}`, wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "missing method", body: `{"jsonrpc":"2.0","id":2}`, wantStatus: 400, wantCode: -32600, wantID: "2"},
-		{name: "unknown method", body: `{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate"}`, wantStatus: 200, wantCode: -32601, wantID: "8"},
-		{name: "notification with id", body: `{"jsonrpc":"2.0","id":3,"method":"notifications/initialized"}`, wantStatus: 400, wantCode: -32600, wantID: "3"},
+		// From here on the SDK judges: dispatched, it answers like any request (200); in a session
+		// its transport refuses first (400), which hamcp sends as JSON-RPC.
+		{name: "unknown method", body: `{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate"}`, wantStatus: 200, wantCode: -32601, wantID: "8",
+			sessionStatus: 400, sessionCode: -32600, sessionID: "8"},
+		{name: "notification with id", body: `{"jsonrpc":"2.0","id":3,"method":"notifications/initialized"}`, wantStatus: 200, wantCode: -32600, wantID: "3",
+			sessionStatus: 400, sessionCode: -32600, sessionID: "3"},
 		{name: "wrong params type", body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"x"}`, wantStatus: 200, wantCode: -32602, wantID: "9"},
 		{name: "params as array", body: `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":[1]}`, wantStatus: 200, wantCode: -32602, wantID: "10"},
-		{name: "missing params", body: `{"jsonrpc":"2.0","id":11,"method":"tools/call"}`, wantStatus: 200, wantCode: -32602, wantID: "11"},
+		{name: "missing params", body: `{"jsonrpc":"2.0","id":11,"method":"tools/call"}`, wantStatus: 200, wantCode: -32600, wantID: "11",
+			sessionStatus: 400, sessionCode: -32600, sessionID: "11"},
 		{name: "empty batch", body: `[]`, wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "batch over the cap", body: batch(21), wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "batch", body: `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"nope"}]`,
@@ -93,7 +99,10 @@ func TestProtocolErrorsAreJSONRPC(t *testing.T) {
 				if mode == "session" {
 					hdr = withHdr(map[string]string{sessionHeader: sid})
 					if tt.sessionStatus != 0 {
-						wantStatus, wantCode, wantID = tt.sessionStatus, tt.sessionCode, "null"
+						wantStatus, wantCode, wantID = tt.sessionStatus, tt.sessionCode, tt.sessionID
+						if wantID == "" {
+							wantID = "null"
+						}
 					}
 				}
 				a := send(t, base+"/mcp", "full", tt.body, hdr)
@@ -330,7 +339,7 @@ func FuzzParseBody(f *testing.F) {
 				check(e)
 				continue
 			}
-			if msgs[i].kind == kindRequest && (!msgs[i].known || checkID(msgs[i].id) != "") {
+			if msgs[i].kind == kindRequest && (msgs[i].method == "" || checkID(msgs[i].id) != "") {
 				t.Fatalf("accepted request %s", msgs[i].raw)
 			}
 		}

@@ -106,9 +106,9 @@ func (s *Server) admitBody(c echo.Context) bool {
 			s.tooLarge(c)
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			s.refuse(c)
-			_ = c.JSON(http.StatusRequestTimeout, map[string]any{"error": "the request body did not arrive in time"})
+			_ = refusal(c, http.StatusRequestTimeout, "the request body did not arrive in time")
 		default:
-			_ = c.JSON(http.StatusBadRequest, map[string]any{"error": "the request body could not be read"})
+			_ = refusal(c, http.StatusBadRequest, "the request body could not be read")
 		}
 		return false
 	}
@@ -119,7 +119,7 @@ func (s *Server) admitBody(c echo.Context) bool {
 // tooLarge answers a body over the limit.
 func (s *Server) tooLarge(c echo.Context) {
 	s.refuse(c) // the rest of the body is not read
-	_ = c.JSON(http.StatusRequestEntityTooLarge, map[string]any{"error": "request body too large: the limit is " + strconv.FormatInt(s.o.BodyLimit>>10, 10) + " KB (body_limit_kb)"})
+	_ = refusal(c, http.StatusRequestEntityTooLarge, "request body too large: the limit is "+strconv.FormatInt(s.o.BodyLimit>>10, 10)+" KB (body_limit_kb)")
 }
 
 // bodyLimit refuses a body whose declared length is over the limit before reading any of it,
@@ -196,7 +196,7 @@ func (s *Server) rateLimited(c echo.Context, wait time.Duration, msg string) {
 		secs = int(math.Ceil(wait.Seconds()))
 	}
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-	_ = c.JSON(http.StatusTooManyRequests, map[string]any{"error": msg + "; retry after " + strconv.Itoa(secs) + "s"})
+	_ = refusal(c, http.StatusTooManyRequests, msg+"; retry after "+strconv.Itoa(secs)+"s")
 }
 
 // bodyDeadline gives a request's body BodyReadTimeout to arrive, so a client dribbling a byte
@@ -312,7 +312,7 @@ func (s *Server) inFlightLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		if !s.inFlight.acquire(ip) {
 			c.Response().Header().Set("Retry-After", "5")
 			s.refuse(c)
-			return c.JSON(http.StatusTooManyRequests, map[string]any{"error": tooManyConns(ip, s.inFlight.max)})
+			return refusal(c, http.StatusTooManyRequests, tooManyConns(ip, s.inFlight.max))
 		}
 		defer s.inFlight.release(ip)
 		return next(c)

@@ -80,3 +80,49 @@ func TestStatelessProtocol(t *testing.T) {
 		})
 	}
 }
+
+// TestOlderClientsGetTheirVersionsResults: the 2026-07-28 cache fields (ttlMs, cacheScope) are
+// in list results for clients of that version only; a client of 2024-11-05…2025-11-25,
+// sessionless or in a session, gets the fields its version defines.
+func TestOlderClientsGetTheirVersionsResults(t *testing.T) {
+	t.Parallel()
+	base := startSecured(t, Options{})
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	for _, v := range []string{"", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		_, _, b := answer(t, base+"/mcp", "full", list, map[string]string{"MCP-Protocol-Version": v})
+		if !strings.Contains(string(b), `"tools"`) || strings.Contains(string(b), "ttlMs") || strings.Contains(string(b), "cacheScope") {
+			t.Errorf("sessionless tools/list at %q: %.300s", v, b)
+		}
+	}
+	sid := initSession(t, base, "full")
+	_, _, b := answer(t, base+"/mcp", "full", list, withHdr(map[string]string{sessionHeader: sid}))
+	if !strings.Contains(string(b), `"tools"`) || strings.Contains(string(b), "ttlMs") {
+		t.Errorf("tools/list in a 2025-06-18 session: %.300s", b)
+	}
+	modern := map[string]string{"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}
+	_, _, b = answer(t, base+"/mcp", "full", modernCall(1, "tools/list", ""), modern)
+	if !strings.Contains(string(b), `"ttlMs"`) || !strings.Contains(string(b), `"cacheScope":"private"`) {
+		t.Errorf("tools/list at 2026-07-28 lost its cache fields: %.300s", b)
+	}
+}
+
+// TestPlainDiscoverGetsJSON: a server/discover POST with no 2026-07-28 header from a client that
+// takes JSON only (curl) gets a JSON-RPC answer in JSON — the SDK's, for the version it speaks —
+// not a refusal of its Accept header.
+func TestPlainDiscoverGetsJSON(t *testing.T) {
+	t.Parallel()
+	base := startSecured(t, Options{})
+	for _, hdr := range []map[string]string{nil, {"Accept": "application/json"}} {
+		s, ct, b := answer(t, base+"/mcp", "full", `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`, hdr)
+		var a struct {
+			ID    int `json:"id"`
+			Error struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if s != 200 || ct != "application/json" || json.Unmarshal(b, &a) != nil || a.ID != 1 || a.Error.Code != -32601 {
+			t.Errorf("Accept %v: %d %s %s", hdr, s, ct, b)
+		}
+	}
+}

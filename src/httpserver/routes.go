@@ -57,7 +57,7 @@ func (s *Server) mcp(c echo.Context) error {
 		return nil
 	}
 	first := msgs[0]
-	if !isBatch && errs[0] == nil && first.method == "server/discover" {
+	if !isBatch && errs[0] == nil && first.method == "server/discover" && acceptsStream(r) {
 		// server/discover goes to the stateful handler, which lists only the 2025 versions (the
 		// ones a session speaks), so a client of both eras (the go-sdk's, the Inspector's "auto")
 		// goes on with initialize and a session. Tools can ask a stateless client (input_required,
@@ -65,7 +65,8 @@ func (s *Server) mcp(c echo.Context) error {
 		// session still serves such a client better: its grants and denials belong to that one
 		// conversation, while stateless requests have no conversation to scope them to and share
 		// them with every other client of the token; and event subscriptions push their events
-		// on the session. Clients that speak only 2026-07-28 are still served (below).
+		// on the session. Clients that speak only 2026-07-28 are still served (below), and a
+		// plain POST (curl, no event streams) gets the SDK's JSON answer for its version.
 		return s.newStatefulSession(c)
 	}
 	if !isBatch && errs[0] == nil && (version >= version20260728 || first.metaVersion != "") {
@@ -106,9 +107,10 @@ func (s *Server) checkSession(c echo.Context, sid string) bool {
 	return true
 }
 
-// sessionPost serves a POST to a live session. Batches are answered as the session's protocol
-// version allows (2025-03-26 only); a batch holding an invalid message is refused whole, since
-// the SDK answers a batch on one stream and cannot mix in hamcp's errors.
+// sessionPost serves a POST to a live session: the SDK's session transport answers it. Batches
+// are answered as the session's protocol version allows (2025-03-26 only); a batch holding an
+// invalid message is refused whole, since the SDK answers a batch on one stream and cannot mix in
+// hamcp's errors.
 func (s *Server) sessionPost(c echo.Context, sid string, msgs []rpcMsg, errs []*rpcError, isBatch bool) {
 	r, w := c.Request(), c.Response()
 	version := r.Header.Get("MCP-Protocol-Version")
@@ -131,15 +133,6 @@ func (s *Server) sessionPost(c echo.Context, sid string, msgs []rpcMsg, errs []*
 		writeRPCError(w, e.status(version), e)
 		return
 	}
-	if !isBatch && msgs[0].kind == kindNotification && !msgs[0].known {
-		// JSON-RPC: a notification nobody handles is dropped, not answered.
-		w.WriteHeader(http.StatusAccepted)
-		return
-	}
-	if !isBatch && s.sessionCall(w, r, sid, msgs[0]) {
-		return
-	}
-	s.sessions.sdkServed(sid)
 	serveRPC(s.stateful, w, r, msgs[0].id)
 }
 
@@ -194,5 +187,5 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	} else {
 		s.o.Logger.Error("request failed", "path", c.Path(), "err", err)
 	}
-	_ = c.JSON(code, map[string]any{"error": msg})
+	_ = refusal(c, code, msg)
 }

@@ -63,13 +63,12 @@ type Server struct {
 	o        Options
 	e        *echo.Echo
 	stateful *mcp.StreamableHTTPHandler
-	single   *mcp.StreamableHTTPHandler
+	single   *mcp.StreamableHTTPHandler // notifications of the single-POST form
 	modern   *mcp.StreamableHTTPHandler
 	sse      *mcp.SSEHandler
 	limiter  *ipLimiter
 	sessions *sessionTable
 	inFlight *ipCounter
-	viaSDK   bool // tests: answer single-POST calls through the go-sdk, to compare with callTool
 }
 
 // New builds the echo app with every route and middleware.
@@ -212,6 +211,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 			_ = ss.Close()
 		}
 	}
+	s.o.Builder.CloseSessionless()
 	if s.limiter != nil {
 		s.limiter.stop()
 	}

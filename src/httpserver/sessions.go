@@ -56,15 +56,11 @@ type sessionTable struct {
 	bound  map[string]boundSession // transport session id → who created it
 	byIP   map[string]int          // sessions held (or being created) per client IP
 	byCred map[string]int          // … and per credential
-	// sdkAt is when the SDK last served a POST of each session: its idle timer counts from
-	// there, and calls hamcp answers itself (sessionCall) do not reset it.
-	sdkAt map[string]time.Time
-	now   func() time.Time
 }
 
 func newSessionTable(perIP, perCred int) *sessionTable {
 	return &sessionTable{perIP: perIP, perCred: perCred, bound: map[string]boundSession{}, byIP: map[string]int{},
-		byCred: map[string]int{}, sdkAt: map[string]time.Time{}, now: time.Now}
+		byCred: map[string]int{}}
 }
 
 // ids lists the sessions in the table.
@@ -81,29 +77,6 @@ func (t *sessionTable) ids() []string {
 // sessionIdle is how long a session may go without a request before the SDK closes it.
 const sessionIdle = 30 * time.Minute
 
-// sdkRefresh is how often a session busy with calls hamcp answers itself still sends one through
-// the SDK, so the SDK's idle timer never closes a session that is in use.
-const sdkRefresh = sessionIdle / 6
-
-// sdkServed records that the SDK serves a POST of session sid now.
-func (t *sessionTable) sdkServed(sid string) {
-	t.mu.Lock()
-	if _, ok := t.bound[sid]; ok {
-		t.sdkAt[sid] = t.now()
-	}
-	t.mu.Unlock()
-}
-
-// sdkRecent reports whether the SDK served session sid recently enough that its idle timer is
-// far from running out.
-func (t *sessionTable) sdkRecent(sid string) bool {
-	t.mu.Lock()
-	at, ok := t.sdkAt[sid]
-	now := t.now()
-	t.mu.Unlock()
-	return ok && now.Sub(at) < sdkRefresh
-}
-
 // limitError is a refused session or connection: which limit, for the JSON answer.
 type limitError struct {
 	status int
@@ -112,7 +85,7 @@ type limitError struct {
 
 func (e *limitError) answer(c echo.Context) error {
 	c.Response().Header().Set("Retry-After", "60")
-	return c.JSON(e.status, map[string]any{"error": e.msg})
+	return refusal(c, e.status, e.msg)
 }
 
 // slot is a session being created: counted against the caps from the start, so parallel
@@ -153,7 +126,6 @@ func (s *slot) bind(sid string) {
 	s.sid = sid
 	s.t.mu.Lock()
 	s.t.bound[sid] = boundSession{cred: s.cred, ip: s.ip}
-	s.t.sdkAt[sid] = s.t.now() // the SDK is serving its initialize
 	s.t.mu.Unlock()
 }
 
@@ -185,7 +157,6 @@ func (t *sessionTable) end(sid string) {
 		return
 	}
 	delete(t.bound, sid)
-	delete(t.sdkAt, sid)
 	t.releaseLocked(b.ip, b.cred)
 }
 
@@ -259,7 +230,7 @@ func (s *Server) legacySSE(c echo.Context) error {
 	if r.Method == http.MethodPost {
 		sid := r.URL.Query().Get("sessionid")
 		if sid == "" {
-			return c.JSON(http.StatusBadRequest, map[string]any{"error": "sessionid is required: use the endpoint the /sse stream announced"})
+			return refusal(c, http.StatusBadRequest, "sessionid is required: use the endpoint the /sse stream announced")
 		}
 		if !s.admitBody(c) {
 			return nil

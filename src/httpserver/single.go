@@ -2,18 +2,27 @@ package httpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/authn"
+	"github.com/hamcp/hamcp/src/mcpserver"
 )
 
-// singlePost answers the session-less single-POST form with plain JSON. A batch (at most
-// MaxBatch messages, each already counted against the rate limit by admitMessages) is answered
-// message by message, in order, in one JSON array; notifications and invalid messages that
-// carry no id get no entry, and a batch with nothing to answer gets 202 with no body, as the
+// singlePost answers the session-less single-POST form with plain JSON. Each request goes to the
+// go-sdk server (mcpserver.Builder.ServeSessionless), which dispatches it as in a session; a
+// notification goes to the SDK's stateless handler. A
+// batch (at most MaxBatch messages, each already counted against the rate limit by
+// admitMessages) is answered message by message, in order, in one JSON array; notifications and
+// responses get no entry, and a batch with nothing to answer gets 202 with no body, as the
 // Streamable HTTP transport (2025-03-26, the revision with batches) says.
 func (s *Server) singlePost(c echo.Context, msgs []rpcMsg, errs []*rpcError, isBatch bool, version string) {
 	r, w := c.Request(), c.Response()
@@ -26,56 +35,64 @@ func (s *Server) singlePost(c echo.Context, msgs []rpcMsg, errs []*rpcError, isB
 			return
 		}
 	}
-	if !isBatch {
-		if errs[0] != nil {
-			writeRPCError(w, errs[0].status(version), errs[0])
-			return
-		}
-		if m := msgs[0]; m.kind == kindResponse || (m.kind == kindNotification && !m.known) {
-			w.WriteHeader(http.StatusAccepted)
-			return
-		}
-		if s.callTool(w, r, msgs[0], version) {
-			return
-		}
-		serveRPC(s.single, w, s.singleRequest(r, msgs[0].raw), msgs[0].id)
+	if !mcpserver.SupportsVersion(version) {
+		writeRPCError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf(
+			"Bad Request: Unsupported protocol version %q (supported versions: %s)", truncate(version, 32), strings.Join(mcp.SupportedProtocolVersions(), ","))})
 		return
 	}
-	if version >= version20260728 {
+	if isBatch && version >= version20250618 {
 		writeRPCError(w, http.StatusBadRequest, &rpcError{Code: codeInvalidRequest, Message: "invalid request: JSON-RPC batches are not part of MCP " + version + "; send one message per POST"})
 		return
 	}
 	var out [][]byte
 	for i, m := range msgs {
 		if errs[i] != nil {
-			b, _ := json.Marshal(errs[i])
+			if !isBatch {
+				writeRPCError(w, errs[i].status(version), errs[i])
+				return
+			}
+			b, _ := errs[i].MarshalJSON()
 			out = append(out, b)
 			continue
 		}
-		if m.kind == kindResponse || (m.kind == kindNotification && !m.known) {
+		switch m.kind {
+		case kindResponse:
+			continue // an answer to a question a sessionless server never asks
+		case kindNotification:
+			// Nothing to answer unless the SDK refuses it (an unknown method, a request sent
+			// without its id): its stateless handler judges that.
+			if !isBatch {
+				serveRPC(s.single, w, s.singleRequest(r, m.raw), nil)
+				return
+			}
+			rec := &bufferedResponse{header: http.Header{}}
+			serveRPC(s.single, rec, s.singleRequest(r, m.raw), nil)
 			continue
 		}
-		rec := &bufferedResponse{header: http.Header{}}
-		serveRPC(s.single, rec, s.singleRequest(r, m.raw), m.id)
-		if m.kind == kindRequest {
-			if b := bytes.TrimSpace(rec.body.Bytes()); len(b) > 0 {
-				out = append(out, b)
-			}
+		a, err := s.serveOne(r, m, version)
+		if err != nil {
+			a.JSON, _ = (&rpcError{ID: m.id, Code: codeInternalError, Message: "internal error: " + err.Error()}).MarshalJSON()
+			a.ErrorCode = codeInternalError
 		}
+		out = append(out, a.JSON)
 	}
 	if len(out) == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(http.StatusOK) // the SDK's answer, an error included, as its own handler sends it
+	if !isBatch {
+		_, _ = w.Write(out[0])
+		return
+	}
 	_, _ = w.Write([]byte("["))
 	_, _ = w.Write(bytes.Join(out, []byte(",")))
 	_, _ = w.Write([]byte("]"))
 }
 
-// singleRequest is r carrying one message, with the headers the transport requires: curl and
-// n8n rarely send them, and the single form always answers JSON.
+// singleRequest is r carrying one message, with the headers the SDK's transport requires: curl
+// and n8n rarely send them, and the single form always answers JSON.
 func (s *Server) singleRequest(r *http.Request, raw json.RawMessage) *http.Request {
 	r2 := r.Clone(r.Context())
 	r2.Body = io.NopCloser(bytes.NewReader(raw))
@@ -85,7 +102,8 @@ func (s *Server) singleRequest(r *http.Request, raw json.RawMessage) *http.Reque
 	return r2
 }
 
-// bufferedResponse collects one answer of a batch.
+// bufferedResponse collects the SDK's answer to one notification of a batch, which is dropped:
+// a batch answers requests only.
 type bufferedResponse struct {
 	header http.Header
 	status int
@@ -105,3 +123,21 @@ func (b *bufferedResponse) Write(p []byte) (int, error) {
 	return b.body.Write(p)
 }
 func (b *bufferedResponse) Flush() {}
+
+// serveOne hands one message to the SDK. Like the SDK's single-POST handler, a call is not
+// cancelled when its client goes away: a service call half sent to Home Assistant is worse than
+// an answer nobody reads. Shutdown waits for it within the grace period.
+func (s *Server) serveOne(r *http.Request, m rpcMsg, version string) (mcpserver.SessionlessAnswer, error) {
+	ti := tokenInfo(r)
+	return s.o.Builder.ServeSessionless(context.WithoutCancel(r.Context()), mcpserver.SessionlessMessage{
+		ReadOnly: authn.ReadOnly(ti),
+		Version:  version,
+		ID:       m.id,
+		Method:   m.method,
+		Params:   m.params,
+		Extra:    &mcp.RequestExtra{TokenInfo: ti, Header: r.Header},
+		// Only a --no-auth demo has no credential; its calls get a session, and so a grant
+		// scope, of their own.
+		Shared: ti != nil,
+	})
+}

@@ -52,8 +52,8 @@ type Builder struct {
 	o       Options
 	mu      sync.Mutex
 	servers map[serverKind]*mcp.Server
-	called  map[bool]map[string]*toolkit.Tool // what each server's tools/call reaches, by name
 	sess    sessions
+	sl      sessionless
 }
 
 // New returns a Builder. The Env's SessionKey is set to this package's rule.
@@ -61,7 +61,7 @@ func New(o Options) *Builder {
 	if o.Env == nil {
 		o.Env = &toolkit.Env{}
 	}
-	b := &Builder{o: o, servers: map[serverKind]*mcp.Server{}, called: map[bool]map[string]*toolkit.Tool{}}
+	b := &Builder{o: o, servers: map[serverKind]*mcp.Server{}}
 	if o.Env.SessionKey == nil {
 		o.Env.SessionKey = b.RequestKey
 	}
@@ -138,11 +138,9 @@ func (b *Builder) server(kind serverKind) *mcp.Server {
 		opts.SupportedProtocolVersions = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v >= "2026" })
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: b.o.Name, Title: "hamcp — Home Assistant MCP server", Version: b.o.Version}, opts)
-	s.AddReceivingMiddleware(b.trackingMiddleware)
-	called := make(map[string]*toolkit.Tool, len(tools))
+	s.AddReceivingMiddleware(b.trackingMiddleware, olderClientResults)
 	for _, t := range tools {
 		t.Install(s, b.o.Env)
-		called[t.Name()] = t
 	}
 	// Resources and prompts follow the same toolset and disabled filters as the tools.
 	for _, r := range b.o.Registry.SelectResources(b.o.Filter) {
@@ -155,7 +153,6 @@ func (b *Builder) server(kind serverKind) *mcp.Server {
 		ext(s, readOnly)
 	}
 	b.servers[kind] = s
-	b.called[readOnly] = called // the same tools whichever server
 	return s
 }
 
