@@ -3,6 +3,8 @@ package homeassistant
 import (
 	"context"
 	"testing"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // BenchmarkStatesMirror reads every state from the mirror: what a tool pays once it is ready.
@@ -10,7 +12,7 @@ func BenchmarkStatesMirror(b *testing.B) {
 	h := simHome(b)
 	c := fastClient(b, h.URL(), h.Token())
 	waitConnected(b, c)
-	eventually(b, "mirror ready", c.Mirror().Ready)
+	testkit.Eventually(b, "mirror ready", c.Mirror().Ready)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -25,7 +27,7 @@ func BenchmarkStateMirrorGet(b *testing.B) {
 	h := simHome(b)
 	c := fastClient(b, h.URL(), h.Token())
 	waitConnected(b, c)
-	eventually(b, "mirror ready", c.Mirror().Ready)
+	testkit.Eventually(b, "mirror ready", c.Mirror().Ready)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, ok := c.Mirror().Get("sun.sun"); !ok {

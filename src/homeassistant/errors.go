@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
 	"github.com/hamcp/hamcp/src/internal/httpx"
-	"net/http"
 )
 
 // ErrUnavailable means Home Assistant could not be reached (connection refused, DNS, timeout, a
@@ -28,36 +28,17 @@ var ErrNotStarted = errors.New("home assistant websocket client not started: cal
 var ErrClosed = errors.New("home assistant client is closed")
 
 // APIError is an error answer from Home Assistant: a REST status with its `{"message"}` or plain
-// text body, or a WebSocket result with `error.code`/`error.message` (Status is 0 then).
-type APIError struct {
-	Status  int
-	Code    string
-	Message string
-}
+// text body, or a WebSocket result with `error.code`/`error.message` (Status 0 then). It matches
+// ErrUnauthorized (401/403, codes "unauthorized" and "auth_invalid") and, for a gateway failure
+// from the Supervisor proxy, ErrUnavailable.
+type APIError = httpx.APIError[service]
 
-func (e *APIError) Error() string {
-	switch {
-	case e.Status != 0 && e.Code != "":
-		return fmt.Sprintf("home assistant returned %d %s: %s", e.Status, e.Code, e.Message)
-	case e.Status != 0:
-		return fmt.Sprintf("home assistant returned %d: %s", e.Status, e.Message)
-	default:
-		return fmt.Sprintf("home assistant error %s: %s", e.Code, e.Message)
-	}
-}
+// service is Home Assistant as its APIErrors name it.
+type service struct{}
 
-// Is lets callers test an APIError against the sentinel errors without unwrapping by hand:
-// a 401/403 is ErrUnauthorized, and a gateway failure from the Supervisor proxy is ErrUnavailable.
-func (e *APIError) Is(target error) bool {
-	switch target {
-	case ErrUnauthorized:
-		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden ||
-			e.Code == "unauthorized" || e.Code == "auth_invalid"
-	case ErrUnavailable:
-		return httpx.GatewayDown(e.Status)
-	}
-	return false
-}
+func (service) Name() string        { return "home assistant" }
+func (service) Unauthorized() error { return ErrUnauthorized }
+func (service) Unavailable() error  { return ErrUnavailable }
 
 // IsStatus reports whether err is Home Assistant answering with HTTP status code.
 func IsStatus(err error, code int) bool {
@@ -97,7 +78,7 @@ func parseErrorBody(status int, body []byte) *APIError {
 			if e.Message != "" || e.Code != "" {
 				e.Message = clean(e.Message)
 				if e.Message == "" {
-					e.Message = statusText(status)
+					e.Message = httpx.StatusText(status)
 				}
 				return e
 			}
@@ -105,17 +86,9 @@ func parseErrorBody(status int, body []byte) *APIError {
 	}
 	e.Message = clean(string(trimmed))
 	if e.Message == "" {
-		e.Message = statusText(status)
+		e.Message = httpx.StatusText(status)
 	}
 	return e
-}
-
-// statusText never returns "": unusual statuses still get a readable message.
-func statusText(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return t
-	}
-	return fmt.Sprintf("HTTP status %d", status)
 }
 
 // rawString renders a JSON string or number member as text; anything else is dropped.

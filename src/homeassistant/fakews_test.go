@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // fakeWS is a small Home Assistant WebSocket endpoint for transport edge cases the simulator
@@ -311,23 +312,9 @@ func fastClient(t testing.TB, baseURL, token string) *Client {
 	return c
 }
 
-// eventually polls cond; the deadline is generous because it only bounds a failure, it does not
-// measure speed.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func waitConnected(t testing.TB, c *Client) {
 	t.Helper()
-	eventually(t, "websocket connected", func() bool {
+	testkit.Eventually(t, "websocket connected", func() bool {
 		c.ws.mu.Lock()
 		defer c.ws.mu.Unlock()
 		return c.ws.state == stateConnected

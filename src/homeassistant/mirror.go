@@ -8,18 +8,19 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hamcp/hamcp/src/internal/livecache"
 )
 
 // StateMirror is an in-memory copy of HA's state machine: primed by get_states, kept current by
 // state_changed events and resynced after every reconnect. Reads never leave the process.
+// Ready, Live, Version and SyncedAt come from the embedded livecache.Sync, changed under mu.
 type StateMirror struct {
-	mu       sync.RWMutex
-	states   map[string]State
-	sorted   []State // All() cache, rebuilt lazily after a change
-	version  uint64
-	ready    bool
-	live     bool
-	syncedAt time.Time
+	livecache.Sync
+
+	mu     sync.RWMutex
+	states map[string]State
+	sorted []State // All() cache, rebuilt lazily after a change
 
 	lmu       sync.Mutex
 	listeners map[uint64]func(old, new *State)
@@ -79,35 +80,6 @@ func (m *StateMirror) Len() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return len(m.states)
-}
-
-// Version increases on every change, so callers can tell whether anything moved.
-func (m *StateMirror) Version() uint64 {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.version
-}
-
-// Ready reports that the mirror has been primed at least once. Its content may be stale while
-// the WebSocket is reconnecting; Live tells that apart.
-func (m *StateMirror) Ready() bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.ready
-}
-
-// Live reports that the mirror is primed and currently fed by a connected WebSocket.
-func (m *StateMirror) Live() bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.ready && m.live
-}
-
-// SyncedAt is when the last full snapshot was applied (zero before the first).
-func (m *StateMirror) SyncedAt() time.Time {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.syncedAt
 }
 
 // OnStateChanged registers fn for every change after the mirror is primed: old is nil for a new
@@ -173,7 +145,7 @@ func (m *StateMirror) replace(states []State) {
 	}
 	m.mu.Lock()
 	var changes []stateChange
-	if m.ready {
+	if m.Ready() {
 		for id, n := range next {
 			o, ok := m.states[id]
 			switch {
@@ -191,9 +163,8 @@ func (m *StateMirror) replace(states []State) {
 	}
 	m.states = next
 	m.sorted = nil
-	m.version++
-	m.ready, m.live = true, true
-	m.syncedAt = time.Now()
+	m.SetLive(true)
+	m.Synced()
 	m.emit(changes) // under m.mu, like applyEvent's
 	m.mu.Unlock()
 }
@@ -277,8 +248,8 @@ func (m *StateMirror) applyEvent(raw json.RawMessage) (confirmID string, err err
 	}
 	m.states[id] = n
 	m.sorted = nil
-	m.version++
-	if m.ready {
+	m.Changed()
+	if m.Ready() {
 		c := stateChange{new: &n}
 		if had {
 			c.old = ptr(old)
@@ -323,8 +294,8 @@ func (m *StateMirror) confirm(id string, current *State, seen State, seenOK bool
 		}
 	}
 	m.sorted = nil
-	m.version++
-	if m.ready {
+	m.Changed()
+	if m.Ready() {
 		m.emit([]stateChange{c})
 	}
 	m.mu.Unlock()
@@ -333,12 +304,6 @@ func (m *StateMirror) confirm(id string, current *State, seen State, seenOK bool
 func deviceClass(s State) string {
 	dc, _ := s.Attributes["device_class"].(string)
 	return dc
-}
-
-func (m *StateMirror) setLive(live bool) {
-	m.mu.Lock()
-	m.live = live
-	m.mu.Unlock()
 }
 
 func (m *StateMirror) close() {

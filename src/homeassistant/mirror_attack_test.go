@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // A model with an admin token fires state_changed for the garage door the ways its tools can —
@@ -17,7 +19,7 @@ func TestMirrorIgnoresFiredStateChanged(t *testing.T) {
 	h := ownHome(t)
 	c := fastClient(t, h.URL(), h.Token())
 	waitConnected(t, c)
-	eventually(t, "mirror ready", c.Mirror().Ready)
+	testkit.Eventually(t, "mirror ready", c.Mirror().Ready)
 	ctx := context.Background()
 
 	var mu sync.Mutex
@@ -89,8 +91,8 @@ func TestMirrorIgnoresFiredStateChanged(t *testing.T) {
 			if _, _, err := c.CallService(ctx, "input_boolean", "toggle", map[string]any{"entity_id": sentinel}, false); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, "the real change after the attack", func() bool { s, _ := c.Mirror().Get(sentinel); return s.State == want })
-			eventually(t, "checks answered", c.Mirror().checks.idle)
+			testkit.Eventually(t, "the real change after the attack", func() bool { s, _ := c.Mirror().Get(sentinel); return s.State == want })
+			testkit.Eventually(t, "checks answered", c.Mirror().checks.idle)
 
 			got, ok := c.Mirror().Get(garageID)
 			if !ok {
@@ -121,11 +123,18 @@ func TestMirrorIgnoresFiredStateChanged(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("DELETE /api/states/%s: %d", garageID, resp.StatusCode)
 		}
-		eventually(t, "the real removal", func() bool { _, ok := c.Mirror().Get(garageID); return !ok })
+		testkit.Eventually(t, "the real removal", func() bool { _, ok := c.Mirror().Get(garageID); return !ok })
 		mu.Lock()
 		defer mu.Unlock()
 		if len(garageChanges) != 1 || !strings.HasSuffix(garageChanges[0], " -> ") {
 			t.Fatalf("listeners: %v, want one removal", garageChanges)
 		}
 	})
+}
+
+// idle reports that no check is queued or running.
+func (q *mirrorChecks) idle() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending) == 0 && !q.resync && !q.running
 }

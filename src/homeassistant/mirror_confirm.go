@@ -17,13 +17,6 @@ type mirrorChecks struct {
 	wake    chan struct{}
 }
 
-// idle reports that no check is queued or running.
-func (q *mirrorChecks) idle() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.pending) == 0 && !q.resync && !q.running
-}
-
 // checkMark is the mirror's entry when the check was asked for.
 type checkMark struct {
 	seen State

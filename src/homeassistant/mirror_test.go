@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 type recorded struct{ old, new string }
@@ -122,7 +124,7 @@ func TestMirrorReplaceAndEvents(t *testing.T) {
 	}
 
 	// Resync after a reconnect: differences become notifications.
-	m.setLive(false)
+	m.SetLive(false)
 	if m.Live() || !m.Ready() {
 		t.Fatal("disconnected mirror is ready but not live")
 	}
@@ -136,7 +138,7 @@ func TestMirrorReplaceAndEvents(t *testing.T) {
 		{"", "light.d:off"}:           true,
 		{"sensor.t:21", ""}:           true,
 	}
-	eventually(t, "all notifications", func() bool { return len(rec.snapshot()) == len(want) })
+	testkit.Eventually(t, "all notifications", func() bool { return len(rec.snapshot()) == len(want) })
 	for _, r := range rec.snapshot() {
 		if !want[r] {
 			t.Fatalf("unexpected notification %+v (all: %+v)", r, rec.snapshot())
@@ -173,14 +175,14 @@ func TestMirrorListenerRemoveAndClose(t *testing.T) {
 	rec := &recorder{}
 	remove := m.OnStateChanged(rec.fn)
 	_ = apply(m, eventJSON(t, "a.b", ptr(st("a.b", "2", now.Add(time.Second)))))
-	eventually(t, "first notification", func() bool { return len(rec.snapshot()) == 1 })
+	testkit.Eventually(t, "first notification", func() bool { return len(rec.snapshot()) == 1 })
 	remove()
 	_ = apply(m, eventJSON(t, "a.b", ptr(st("a.b", "3", now.Add(2*time.Second)))))
 	// A second listener proves the change was delivered, so the first one really was skipped.
 	second := &recorder{}
 	m.OnStateChanged(second.fn)
 	_ = apply(m, eventJSON(t, "a.b", ptr(st("a.b", "4", now.Add(3*time.Second)))))
-	eventually(t, "second listener", func() bool {
+	testkit.Eventually(t, "second listener", func() bool {
 		got := second.snapshot()
 		return len(got) > 0 && got[len(got)-1].new == "a.b:4"
 	})
@@ -244,7 +246,7 @@ func TestQueueOrderAndOverflow(t *testing.T) {
 	})
 	defer q.close()
 	q.push(0)
-	eventually(t, "consumer to take item 0", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return len(q.items) == 0 })
+	testkit.Eventually(t, "consumer to take item 0", func() bool { q.mu.Lock(); defer q.mu.Unlock(); return len(q.items) == 0 })
 	dropped := 0
 	for i := 1; i <= 8; i++ {
 		if !q.push(i) {
@@ -252,7 +254,7 @@ func TestQueueOrderAndOverflow(t *testing.T) {
 		}
 	}
 	close(block)
-	eventually(t, "backlog delivered", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 6 })
+	testkit.Eventually(t, "backlog delivered", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 6 })
 	mu.Lock()
 	defer mu.Unlock()
 	want := []int{0, 4, 5, 6, 7, 8}

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // TestRESTStatusMapping drives the error path over a real socket with the bodies HA and the
@@ -116,8 +118,8 @@ func TestTokenNeverLogged(t *testing.T) {
 	c.backoffBase, c.backoffCap = time.Millisecond, 5*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	c.Start(ctx)
-	eventually(t, "a few rejected attempts", func() bool { return f.connectCount() == 0 && c.Status(ctx).LastError != "" })
-	time.Sleep(30 * time.Millisecond)
+	testkit.Eventually(t, "a rejected attempt", func() bool { return f.connectCount() == 0 && c.Status(ctx).LastError != "" })
+	testkit.Eventually(t, "the failed attempts logged", func() bool { mu.Lock(); defer mu.Unlock(); return buf.Len() > 0 })
 	st := c.Status(ctx)
 	cancel()
 	c.Close()

@@ -97,7 +97,7 @@ func (c *Client) run(ctx context.Context) {
 	}()
 	defer func() {
 		<-checksDone
-		c.mirror.setLive(false)
+		c.mirror.SetLive(false)
 		c.ws.mu.Lock()
 		if c.ws.state != stateClosed {
 			c.ws.sess = nil
@@ -112,7 +112,7 @@ func (c *Client) run(ctx context.Context) {
 		if err == nil {
 			if err = c.setupSession(ctx, s); err != nil {
 				s.close()
-				c.mirror.setLive(false)
+				c.mirror.SetLive(false)
 			}
 		}
 		if ctx.Err() != nil {
@@ -242,7 +242,7 @@ func (c *Client) serve(ctx context.Context, s *wsSession) {
 	case <-ctx.Done():
 		s.close()
 	}
-	c.mirror.setLive(false)
+	c.mirror.SetLive(false)
 	err := s.endErr()
 	w.mu.Lock()
 	w.sess = nil

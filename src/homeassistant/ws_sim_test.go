@@ -8,13 +8,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 func TestSimMirrorPrimedAndFollowsServiceCalls(t *testing.T) {
 	h := simHome(t)
 	c := fastClient(t, h.URL(), h.Token())
 	waitConnected(t, c)
-	eventually(t, "mirror ready", c.Mirror().Ready)
+	testkit.Eventually(t, "mirror ready", c.Mirror().Ready)
 	ctx := context.Background()
 
 	rest, err := c.States(ctx)
@@ -50,7 +52,7 @@ func TestSimMirrorPrimedAndFollowsServiceCalls(t *testing.T) {
 				t.Fatalf("%s changed nothing", svc)
 			}
 		}
-		eventually(t, "mirror to follow "+svc, func() bool {
+		testkit.Eventually(t, "mirror to follow "+svc, func() bool {
 			s, ok := c.Mirror().Get(light.EntityID)
 			return ok && s.State == want
 		})
@@ -189,7 +191,7 @@ func TestSimErrorsAndConcurrency(t *testing.T) {
 func TestSimBadToken(t *testing.T) {
 	h := simHome(t)
 	c := fastClient(t, h.URL(), "not-a-token")
-	eventually(t, "attempt to fail", func() bool { return c.Status(context.Background()).WebSocket == "down" })
+	testkit.Eventually(t, "attempt to fail", func() bool { return c.Status(context.Background()).WebSocket == "down" })
 	if err := c.Call(context.Background(), "ping", nil, nil); !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("got %v, want ErrUnauthorized", err)
 	}
@@ -199,7 +201,7 @@ func TestSimDownAndBack(t *testing.T) {
 	h := ownHome(t)
 	c := fastClient(t, h.URL(), h.Token())
 	waitConnected(t, c)
-	eventually(t, "mirror ready", c.Mirror().Ready)
+	testkit.Eventually(t, "mirror ready", c.Mirror().Ready)
 	ctx := context.Background()
 
 	var events atomic.Int64
@@ -210,8 +212,8 @@ func TestSimDownAndBack(t *testing.T) {
 	if err := h.SetDown(true); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "client to see HA down", func() bool { return !c.Mirror().Live() })
-	eventually(t, "a failed reconnect", func() bool { return c.Status(ctx).WebSocket == "down" })
+	testkit.Eventually(t, "client to see HA down", func() bool { return !c.Mirror().Live() })
+	testkit.Eventually(t, "a failed reconnect", func() bool { return c.Status(ctx).WebSocket == "down" })
 	callCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	for name, call := range map[string]func() error{
@@ -234,12 +236,12 @@ func TestSimDownAndBack(t *testing.T) {
 	if err := h.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "reconnect and resync", c.Mirror().Live)
+	testkit.Eventually(t, "reconnect and resync", c.Mirror().Live)
 	waitConnected(t, c)
 	if err := c.Call(ctx, "fire_event", map[string]any{"event_type": "hamcp_back"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "event on the re-established subscription", func() bool { return events.Load() == 1 })
+	testkit.Eventually(t, "event on the re-established subscription", func() bool { return events.Load() == 1 })
 }
 
 func TestSimThroughSupervisorProxy(t *testing.T) {
@@ -249,7 +251,7 @@ func TestSimThroughSupervisorProxy(t *testing.T) {
 		t.Fatalf("REST through the proxy: %v", err)
 	}
 	waitConnected(t, c)
-	eventually(t, "mirror through the proxy", c.Mirror().Ready)
+	testkit.Eventually(t, "mirror through the proxy", c.Mirror().Ready)
 	if c.Mirror().Len() < 50 {
 		t.Fatalf("mirror has %d entities", c.Mirror().Len())
 	}

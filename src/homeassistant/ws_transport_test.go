@@ -9,12 +9,14 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 func TestWSBadTokenIsUnauthorized(t *testing.T) {
 	f := newFakeWS(t)
 	c := fastClient(t, f.url(), "wrong-token")
-	eventually(t, "first attempt to fail", func() bool { return c.Status(context.Background()).WebSocket == "down" })
+	testkit.Eventually(t, "first attempt to fail", func() bool { return c.Status(context.Background()).WebSocket == "down" })
 	err := c.Call(context.Background(), "get_config", nil, nil)
 	if !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("Call with a rejected token: got %v, want ErrUnauthorized", err)
@@ -129,7 +131,7 @@ func TestWSCoalescedFrames(t *testing.T) {
 	if err := c.Call(context.Background(), "test/burst", map[string]any{"n": 50, "sub": sub[0]}, &n); err != nil || n != 50 {
 		t.Fatalf("burst: %d, %v", n, err)
 	}
-	eventually(t, "50 coalesced events", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 50 })
+	testkit.Eventually(t, "50 coalesced events", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) == 50 })
 	for i, v := range got {
 		if v != i {
 			t.Fatalf("events out of order at %d: %v", i, got)
@@ -139,7 +141,7 @@ func TestWSCoalescedFrames(t *testing.T) {
 	if err := c.Call(context.Background(), "call_service", map[string]any{"domain": "light", "service": "turn_on", "service_data": map[string]any{"entity_id": "light.kitchen"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "mirror to apply coalesced event", func() bool {
+	testkit.Eventually(t, "mirror to apply coalesced event", func() bool {
 		s, ok := c.Mirror().Get("light.kitchen")
 		return ok && s.State == "on"
 	})
@@ -161,7 +163,7 @@ func TestWSReconnectResyncsAndResubscribes(t *testing.T) {
 	f := newFakeWS(t)
 	c := fastClient(t, f.url(), f.token)
 	waitConnected(t, c)
-	eventually(t, "mirror ready", c.Mirror().Ready)
+	testkit.Eventually(t, "mirror ready", c.Mirror().Ready)
 
 	var events atomic.Int64
 	unsub, err := c.Subscribe(context.Background(), map[string]any{"type": "subscribe_events", "event_type": "state_changed"}, func(json.RawMessage) { events.Add(1) })
@@ -184,16 +186,16 @@ func TestWSReconnectResyncsAndResubscribes(t *testing.T) {
 	}
 	before := f.connectCount()
 	f.dropAll()
-	eventually(t, "reconnect", func() bool { return f.connectCount() > before })
+	testkit.Eventually(t, "reconnect", func() bool { return f.connectCount() > before })
 	waitConnected(t, c)
-	eventually(t, "mirror resync", func() bool {
+	testkit.Eventually(t, "mirror resync", func() bool {
 		s, ok := c.Mirror().Get("switch.fan")
 		return ok && s.State == "on" && c.Mirror().Live()
 	})
-	eventually(t, "listener told about the change found by resync", func() bool { return changes.Load() == 1 })
+	testkit.Eventually(t, "listener told about the change found by resync", func() bool { return changes.Load() == 1 })
 
 	f.setState("light.porch", "on", true)
-	eventually(t, "event on the re-established subscription", func() bool { return events.Load() >= 1 })
+	testkit.Eventually(t, "event on the re-established subscription", func() bool { return events.Load() >= 1 })
 	if err := unsub(context.Background()); err != nil {
 		t.Fatalf("unsubscribe after reconnect: %v", err)
 	}
@@ -218,7 +220,7 @@ func TestWSKeepaliveDetectsDeadConnection(t *testing.T) {
 	f.mu.Lock()
 	f.swallowPings = true
 	f.mu.Unlock()
-	eventually(t, "reconnect after unanswered ping", func() bool { return f.connectCount() >= 2 })
+	testkit.Eventually(t, "reconnect after unanswered ping", func() bool { return f.connectCount() >= 2 })
 	f.mu.Lock()
 	f.swallowPings = false
 	f.mu.Unlock()
@@ -235,7 +237,7 @@ func TestWSUnavailableFailsFast(t *testing.T) {
 	c := fastClient(t, "http://"+addr, "token")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	eventually(t, "first attempt to fail", func() bool { return c.Status(ctx).WebSocket == "down" })
+	testkit.Eventually(t, "first attempt to fail", func() bool { return c.Status(ctx).WebSocket == "down" })
 	for name, call := range map[string]func() error{
 		"Call": func() error { return c.Call(ctx, "get_states", nil, nil) },
 		"Subscribe": func() error {
@@ -281,7 +283,7 @@ func TestWSCloseFailsPendingCalls(t *testing.T) {
 	waitConnected(t, c)
 	done := make(chan error, 1)
 	go func() { done <- c.Call(context.Background(), "ping", nil, nil) }()
-	time.Sleep(20 * time.Millisecond)
+	testkit.Eventually(t, "the call to be pending", func() bool { return pendingCalls(c) > 0 })
 	c.Close()
 	select {
 	case err := <-done:
@@ -310,4 +312,17 @@ func TestWSSubscribeRejected(t *testing.T) {
 			t.Errorf("Subscribe(%v) should be refused", msg)
 		}
 	}
+}
+
+// pendingCalls is how many calls wait for an answer on the current session.
+func pendingCalls(c *Client) int {
+	c.ws.mu.Lock()
+	s := c.ws.sess
+	c.ws.mu.Unlock()
+	if s == nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
 }

@@ -5,22 +5,22 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
+
+	"github.com/hamcp/hamcp/src/internal/livecache"
 )
 
 // Cache is an in-memory copy of the authorised devices: primed from /devices/all, kept current
 // by the hub's events and resynced after every reconnect and every systemStart. Reads never
 // leave the process. Like the Home Assistant state mirror, Ready says it was primed once and
 // Live says it is being fed right now; stale data is only served when a caller asks for it.
+// Ready, Live, Version and SyncedAt come from the embedded livecache.Sync, changed under mu.
 type Cache struct {
-	mu       sync.RWMutex
-	devices  map[string]Device
-	ready    bool
-	live     bool
-	syncedAt time.Time
-	version  uint64
-	mode     string
-	hsm      string
+	livecache.Sync
+
+	mu      sync.RWMutex
+	devices map[string]Device
+	mode    string
+	hsm     string
 
 	lmu       sync.Mutex
 	listeners map[uint64]func(Event)
@@ -72,34 +72,6 @@ func (m *Cache) Len() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return len(m.devices)
-}
-
-// Version increases on every change.
-func (m *Cache) Version() uint64 {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.version
-}
-
-// Ready reports the cache was primed at least once; it may be stale while the link is down.
-func (m *Cache) Ready() bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.ready
-}
-
-// Live reports the cache is primed and fed by a working event link right now.
-func (m *Cache) Live() bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.ready && m.live
-}
-
-// SyncedAt is when the last full snapshot was applied (zero before the first).
-func (m *Cache) SyncedAt() time.Time {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.syncedAt
 }
 
 // Mode and HSM are the last mode and HSM status seen in location events ("" before any).
@@ -174,9 +146,7 @@ func (m *Cache) replace(ds []Device) {
 	}
 	m.mu.Lock()
 	m.devices = next
-	m.version++
-	m.ready = true
-	m.syncedAt = time.Now()
+	m.Synced()
 	m.mu.Unlock()
 }
 
@@ -185,7 +155,7 @@ func (m *Cache) replace(ds []Device) {
 // Maker API authorised) are dropped, and so is anything before the first snapshot.
 func (m *Cache) apply(e Event) bool {
 	m.mu.Lock()
-	if !m.ready {
+	if !m.Ready() {
 		m.mu.Unlock()
 		return false
 	}
@@ -209,7 +179,7 @@ func (m *Cache) apply(e Event) bool {
 		slices.SortFunc(d.Attributes, func(a, b Attribute) int { return strings.Compare(a.Name, b.Name) })
 	}
 	m.devices[e.DeviceID] = d
-	m.version++
+	m.Changed()
 	m.mu.Unlock()
 	if e.DisplayName == "" {
 		e.DisplayName = d.DisplayName()
@@ -233,13 +203,7 @@ func (m *Cache) setLocationLocked(name, value string) {
 	default:
 		return
 	}
-	m.version++
-}
-
-func (m *Cache) setLive(live bool) {
-	m.mu.Lock()
-	m.live = live
-	m.mu.Unlock()
+	m.Changed()
 }
 
 func (m *Cache) close() {

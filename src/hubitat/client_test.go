@@ -14,6 +14,7 @@ import (
 	"time"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 func startHub(t *testing.T, o simhub.Options) *simhub.Hub {
@@ -39,17 +40,6 @@ func newClient(t *testing.T, h *simhub.Hub, mutate func(*Options)) *Client {
 	c.backoffBase, c.backoffCap, c.callTimeout = 5*time.Millisecond, 40*time.Millisecond, 2*time.Second
 	t.Cleanup(func() { c.Close() })
 	return c
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 func TestValidateNamesTheOption(t *testing.T) {
@@ -289,7 +279,7 @@ func TestCacheFollowsEvents(t *testing.T) {
 	events := make(chan Event, 64)
 	c.Cache().OnEvent(func(e Event) { events <- e })
 	c.Start(t.Context())
-	waitFor(t, "live cache", c.Cache().Live)
+	testkit.Eventually(t, "live cache", c.Cache().Live)
 	ctx := t.Context()
 	if c.Cache().Mode() != "Day" || c.Cache().HSM() != "disarmed" {
 		t.Fatalf("location not primed: %q %q", c.Cache().Mode(), c.Cache().HSM())
@@ -346,13 +336,13 @@ func TestRebootMidSession(t *testing.T) {
 	h := startHub(t, simhub.Options{RebootDelay: 400 * time.Millisecond})
 	c := newClient(t, h, nil)
 	c.Start(t.Context())
-	waitFor(t, "live cache", c.Cache().Live)
+	testkit.Eventually(t, "live cache", c.Cache().Live)
 	ctx := t.Context()
 	if err := c.Reboot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the link to notice", func() bool { return !c.Cache().Live() })
-	waitFor(t, "the link to be down", func() bool { return c.Status().Link == "down" })
+	testkit.Eventually(t, "the link to notice", func() bool { return !c.Cache().Live() })
+	testkit.Eventually(t, "the link to be down", func() bool { return c.Status().Link == "down" })
 	// A change nobody hears about: the cache can only learn it by resyncing.
 	h.SetAttribute(14, "humidity", "57", true)
 	start := time.Now()
@@ -366,7 +356,7 @@ func TestRebootMidSession(t *testing.T) {
 	if el := time.Since(start); el > 100*time.Millisecond {
 		t.Fatalf("calls during the outage took %s, want fail-fast", el)
 	}
-	waitFor(t, "reconnect", c.Cache().Live)
+	testkit.Eventually(t, "reconnect", c.Cache().Live)
 	d, err := c.Device(ctx, "14")
 	if a, _ := d.Attribute("humidity"); err != nil || a.Value.String() != "57" {
 		t.Fatalf("after resync %v %+v", err, a)
@@ -384,10 +374,10 @@ func TestSystemStartResyncs(t *testing.T) {
 	h := startHub(t, simhub.Options{})
 	c := newClient(t, h, nil)
 	c.Start(t.Context())
-	waitFor(t, "live cache", c.Cache().Live)
+	testkit.Eventually(t, "live cache", c.Cache().Live)
 	h.SetAttribute(15, "humidity", "70", true)
 	h.EmitLocationEvent("systemStart", "true")
-	waitFor(t, "resync", func() bool {
+	testkit.Eventually(t, "resync", func() bool {
 		d, _ := c.Cache().Get("15")
 		a, _ := d.Attribute("humidity")
 		return a.Value.String() == "70"
@@ -414,14 +404,14 @@ func TestPostURLPushesFeedTheCache(t *testing.T) {
 			c := newClient(t, h, func(o *Options) { o.Events, o.PushURL = tt.mode, srv.URL+"/hubitat/events" })
 			mux.Handle("/hubitat/events/", c.PushHandler())
 			c.Start(t.Context())
-			waitFor(t, "connected", func() bool { return c.Status().Link == "connected" })
+			testkit.Eventually(t, "connected", func() bool { return c.Status().Link == "connected" })
 			if h.PostURL() != c.PushTarget() || c.Status().Via != "posturl" {
 				t.Fatalf("postURL %q, via %s", h.PostURL(), c.Status().Via)
 			}
 			if err := c.SendCommand(t.Context(), "4", "on"); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "push", func() bool {
+			testkit.Eventually(t, "push", func() bool {
 				d, _ := c.Cache().Get("4")
 				a, _ := d.Attribute("switch")
 				return a.Value.String() == "on"
@@ -449,7 +439,7 @@ func TestPostURLPushesFeedTheCache(t *testing.T) {
 			// systemStart through a push resyncs.
 			h.SetAttribute(15, "humidity", "66", true)
 			h.EmitLocationEvent("systemStart", "true")
-			waitFor(t, "resync", func() bool {
+			testkit.Eventually(t, "resync", func() bool {
 				d, _ := c.Cache().Get("15")
 				a, _ := d.Attribute("humidity")
 				return a.Value.String() == "66"
@@ -608,11 +598,11 @@ func TestSecretsNeverInLogsOrErrors(t *testing.T) {
 	_, err := badTok.ListDevices(ctx)
 	errs = append(errs, err)
 	c.Start(ctx)
-	waitFor(t, "live", c.Cache().Live)
+	testkit.Eventually(t, "live", c.Cache().Live)
 	if err := c.Reboot(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "down", func() bool { return c.Status().Link == "down" })
+	testkit.Eventually(t, "down", func() bool { return c.Status().Link == "down" })
 	_, err = c.Device(ctx, "1")
 	errs = append(errs, err)
 	_, err = c.FreeMemoryKB(ctx)
@@ -621,7 +611,7 @@ func TestSecretsNeverInLogsOrErrors(t *testing.T) {
 	raw, _ := New(Options{URL: h.URL(), AppID: h.AppID(), Token: h.Token(), Logger: logger})
 	_, err = raw.ListDevices(ctx)
 	errs = append(errs, err)
-	waitFor(t, "reconnect", c.Cache().Live)
+	testkit.Eventually(t, "reconnect", c.Cache().Live)
 	c.Close()
 	_, err = c.ListDevices(ctx)
 	errs = append(errs, err)
@@ -654,7 +644,7 @@ func TestCloseStopsEverything(t *testing.T) {
 	h := startHub(t, simhub.Options{})
 	c := newClient(t, h, nil)
 	c.Start(context.Background())
-	waitFor(t, "live", c.Cache().Live)
+	testkit.Eventually(t, "live", c.Cache().Live)
 	c.Close()
 	if _, err := c.Modes(t.Context()); !errors.Is(err, ErrClosed) {
 		t.Fatal(err)
@@ -662,5 +652,5 @@ func TestCloseStopsEverything(t *testing.T) {
 	if c.Status().Link != "closed" || c.Cache().Live() {
 		t.Fatalf("%+v", c.Status())
 	}
-	waitFor(t, "socket closed", func() bool { return h.Sockets() == 0 })
+	testkit.Eventually(t, "socket closed", func() bool { return h.Sockets() == 0 })
 }

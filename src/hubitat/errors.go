@@ -3,7 +3,6 @@ package hubitat
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/hamcp/hamcp/src/internal/httpx"
@@ -26,27 +25,17 @@ var ErrClosed = errors.New("hubitat client is closed")
 // ErrNoLogin is returned by admin calls when the hub wants a Hub Security login and none is set.
 var ErrNoLogin = errors.New("hubitat hub security is on: set hubitat_username and hubitat_password")
 
-// APIError is an error answer from the hub: its status and its message (JSON or text).
-type APIError struct {
-	Status  int
-	Path    string // the route, without host or query
-	Message string
-}
+// APIError is an error answer from the hub: its status, the route (Path, without host or query)
+// and its message (JSON or text). It matches ErrUnauthorized for 401/403 and ErrUnavailable for a
+// gateway failure.
+type APIError = httpx.APIError[service]
 
-func (e *APIError) Error() string {
-	return fmt.Sprintf("hubitat %s answered %d: %s", e.Path, e.Status, e.Message)
-}
+// service is the hub as its APIErrors name it.
+type service struct{}
 
-// Is maps statuses onto the sentinel errors.
-func (e *APIError) Is(target error) bool {
-	switch target {
-	case ErrUnauthorized:
-		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
-	case ErrUnavailable:
-		return httpx.GatewayDown(e.Status)
-	}
-	return false
-}
+func (service) Name() string        { return "hubitat" }
+func (service) Unauthorized() error { return ErrUnauthorized }
+func (service) Unavailable() error  { return ErrUnavailable }
 
 // scrubbed hides a secret in an error's text while keeping errors.Is/As working.
 type scrubbed struct {

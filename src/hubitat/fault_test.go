@@ -1,8 +1,8 @@
 package hubitat
 
-// Fault tests (issue 15) of the live link: the eventsocket cut while the hub stays up, and
-// refused for a while (a proxy or firmware trouble), unlike TestRebootMidSession where the whole
-// hub goes away.
+// Fault tests of the live link, so that an outage neither hangs calls nor loses the cache: the
+// eventsocket cut while the hub stays up, and refused for a while (a proxy or firmware trouble),
+// unlike TestRebootMidSession where the whole hub goes away.
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // Cut mid-stream: a dropped socket alone does not fail calls (the hub still answers), the client
@@ -28,7 +29,7 @@ func TestEventsocketCutMidStream(t *testing.T) {
 		}
 	})
 	c.Start(t.Context())
-	waitFor(t, "live cache", c.Cache().Live)
+	testkit.Eventually(t, "live cache", c.Cache().Live)
 
 	for i := range 40 {
 		if i == 20 {
@@ -43,8 +44,8 @@ func TestEventsocketCutMidStream(t *testing.T) {
 	if _, err := c.Device(t.Context(), "14"); err != nil {
 		t.Fatalf("a call right after the cut: %v", err)
 	}
-	waitFor(t, "reconnect", func() bool { return c.Status().Reconnects == 1 && c.Cache().Live() && h.Sockets() == 1 })
-	waitFor(t, "the cache to catch up", func() bool {
+	testkit.Eventually(t, "reconnect", func() bool { return c.Status().Reconnects == 1 && c.Cache().Live() && h.Sockets() == 1 })
+	testkit.Eventually(t, "the cache to catch up", func() bool {
 		d, _ := c.Cache().Get("14")
 		a, _ := d.Attribute("humidity")
 		return a.Value.String() == "79"
@@ -56,7 +57,7 @@ func TestEventsocketCutMidStream(t *testing.T) {
 	if err := h.SetAttribute(14, "humidity", "99", false); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the event after the reconnect", func() bool { return seen.count("99") == 1 })
+	testkit.Eventually(t, "the event after the reconnect", func() bool { return seen.count("99") == 1 })
 	if dup := seen.duplicates(); len(dup) > 0 {
 		t.Fatalf("events delivered twice: %v", dup)
 	}
@@ -70,11 +71,11 @@ func TestEventsocketRefused(t *testing.T) {
 	h := startHub(t, simhub.Options{})
 	c := newClient(t, h, nil)
 	c.Start(t.Context())
-	waitFor(t, "live cache", c.Cache().Live)
+	testkit.Eventually(t, "live cache", c.Cache().Live)
 
 	h.RefuseEventSockets(true)
 	h.CutEventSockets()
-	waitFor(t, "the link to be down", func() bool { return c.Status().Link == "down" && h.RefusedEventSockets() > 0 })
+	testkit.Eventually(t, "the link to be down", func() bool { return c.Status().Link == "down" && h.RefusedEventSockets() > 0 })
 	_, err := c.Device(t.Context(), "15")
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "HTTP 503") {
 		t.Fatalf("a call while the eventsocket is refused: %v", err)
@@ -82,7 +83,7 @@ func TestEventsocketRefused(t *testing.T) {
 	h.SetAttribute(15, "humidity", "66", false) // nobody hears it
 
 	h.RefuseEventSockets(false)
-	waitFor(t, "the link to recover", func() bool { return c.Status().Link == "connected" && c.Cache().Live() })
+	testkit.Eventually(t, "the link to recover", func() bool { return c.Status().Link == "connected" && c.Cache().Live() })
 	d, err := c.Device(t.Context(), "15")
 	if a, _ := d.Attribute("humidity"); err != nil || a.Value.String() != "66" {
 		t.Fatalf("after the outage: %v %+v", err, a)

@@ -92,7 +92,7 @@ func (c *Client) linkFailed(err error) {
 	}
 	l.mu.Unlock()
 	if started {
-		c.cache.setLive(false)
+		c.cache.SetLive(false)
 		l.kick()
 	}
 }
@@ -150,7 +150,7 @@ func (c *Client) stopLink() {
 		cancel()
 		<-done
 	}
-	c.cache.setLive(false)
+	c.cache.SetLive(false)
 }
 
 func (c *Client) run(ctx context.Context) {
@@ -174,7 +174,7 @@ func (c *Client) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		c.cache.setLive(false)
+		c.cache.SetLive(false)
 		if began.IsZero() {
 			c.attemptFailed(err, attempt)
 		} else {
@@ -238,7 +238,7 @@ func (c *Client) connected(via string) {
 	}
 	l.failing, l.via, l.since = false, via, time.Now().UTC()
 	l.mu.Unlock()
-	c.cache.setLive(true)
+	c.cache.SetLive(true)
 	c.log.Info("hubitat event link up", "url", c.base, "via", via)
 }
 

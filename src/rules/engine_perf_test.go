@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/hubitat"
 )
 
@@ -73,17 +75,15 @@ func TestEngineThroughput(t *testing.T) {
 		emitted[s] = time.Now()
 		te.set(14, "temperature", strconv.Itoa(s%rulesN))
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testkit.EventuallyNoError(t, "every run of the burst", func() error {
 		mu.Lock()
 		n := ran
 		mu.Unlock()
-		if n == eventsN {
-			break
+		if n != eventsN {
+			return fmt.Errorf("%d of %d runs (hub status %+v)", n, eventsN, c.Status())
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d runs after 30 s (hub status %+v)", n, eventsN, c.Status())
-		}
-	}
+		return nil
+	})
 	for _, id := range ids {
 		te.idle(id)
 	}

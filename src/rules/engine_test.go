@@ -2,7 +2,7 @@ package rules
 
 // The engine's tests run against the simulated hub over loopback (its eventsocket feeds the
 // client's cache, whose events drive the triggers) and a real SQLite store file per test; time
-// is a fakeClock. The shared hub (engineHub) is started once per package; each test that uses
+// is a fakeclock.Clock. The shared hub (engineHub) is started once per package; each test that uses
 // it owns a set of devices no other test touches. Tests that change hub-wide state (mode, HSM)
 // or need another location start their own with ownHub.
 
@@ -24,6 +24,8 @@ import (
 	"time"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/store"
 )
@@ -44,6 +46,7 @@ func engineHub(t testing.TB) (*simhub.Hub, *hubitat.Client) {
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
 	}
+	testkit.Eventually(t, "the shared client's cache to go live", sharedClient.Cache().Live)
 	return sharedSim, sharedClient
 }
 
@@ -55,6 +58,7 @@ func ownHub(t testing.TB, o simhub.Options) (*simhub.Hub, *hubitat.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close(); h.Close() })
+	testkit.Eventually(t, "the client's cache to go live", c.Cache().Live)
 	return h, c
 }
 
@@ -70,15 +74,6 @@ func startSimHub(o simhub.Options) (*simhub.Hub, *hubitat.Client, error) {
 		return nil, nil, err
 	}
 	c.Start(context.Background())
-	deadline := time.Now().Add(10 * time.Second)
-	for !c.Cache().Live() {
-		if time.Now().After(deadline) {
-			c.Close()
-			h.Close()
-			return nil, nil, fmt.Errorf("the client's cache did not go live: %+v", c.Status())
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 	return h, c, nil
 }
 
@@ -100,22 +95,22 @@ type testEngine struct {
 	sim   *simhub.Hub
 	hub   *hubitat.Client
 	st    *store.Store
-	clock *fakeClock
+	clock *fakeclock.Clock
 }
 
 // startEngine starts an engine on hub c with a fresh store and a fake clock at `at`.
 func startEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, at time.Time) *testEngine {
 	t.Helper()
-	return startEngineOn(t, h, c, openTestStore(t, t.TempDir()), newFakeClock(at))
+	return startEngineOn(t, h, c, openTestStore(t, t.TempDir()), fakeclock.New(at))
 }
 
-func startEngineOn(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeClock) *testEngine {
+func startEngineOn(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeclock.Clock) *testEngine {
 	t.Helper()
 	return startLimitedEngine(t, h, c, st, clock, Limits{})
 }
 
 // startLimitedEngine is startEngineOn with limits of the test's (zero fields: the defaults).
-func startLimitedEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeClock, lim Limits) *testEngine {
+func startLimitedEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeclock.Clock, lim Limits) *testEngine {
 	t.Helper()
 	e := New(Options{Hub: c, Store: st, Clock: clock, ServerVersion: "test", Logger: slog.New(slog.DiscardHandler), Limits: lim})
 	if err := e.Start(context.Background()); err != nil {
@@ -149,7 +144,7 @@ func (te *testEngine) diag(id string) Diagnostics {
 func (te *testEngine) idle(id string) Diagnostics {
 	te.t.Helper()
 	var d Diagnostics
-	waitUntil(te.t, "rule "+id+" to be idle", func() bool { d = te.diag(id); return !d.Running && d.Queued == 0 })
+	testkit.Eventually(te.t, "rule "+id+" to be idle", func() bool { d = te.diag(id); return !d.Running && d.Queued == 0 })
 	return d
 }
 
@@ -173,7 +168,7 @@ func (te *testEngine) prime(id int, attr, value string) {
 // waitAttr waits until the hub's device has the attribute value.
 func (te *testEngine) waitAttr(id int, attr, want string) {
 	te.t.Helper()
-	waitUntil(te.t, fmt.Sprintf("device %d %s = %s", id, attr, want), func() bool {
+	testkit.Eventually(te.t, fmt.Sprintf("device %d %s = %s", id, attr, want), func() bool {
 		v, _ := te.sim.Attribute(id, attr)
 		return v == want
 	})
@@ -183,7 +178,7 @@ func (te *testEngine) waitAttr(id int, attr, want string) {
 // has been delivered to the engine's listener, which runs before the cache's next event.
 func (te *testEngine) waitCached(id int, attr, want string) {
 	te.t.Helper()
-	waitUntil(te.t, fmt.Sprintf("cached device %d %s = %s", id, attr, want), func() bool {
+	testkit.Eventually(te.t, fmt.Sprintf("cached device %d %s = %s", id, attr, want), func() bool {
 		d, ok := te.hub.Cache().Get(fmt.Sprint(id))
 		if !ok {
 			return false
@@ -191,19 +186,6 @@ func (te *testEngine) waitCached(id int, attr, want string) {
 		a, ok := d.Attribute(attr)
 		return ok && a.Value.String() == want
 	})
-}
-
-// waitFor polls cond for up to 5 s: the hub's events and the engine's runs happen on their own
-// goroutines.
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 func hubCmd(device, command string, params ...string) Action {
@@ -221,7 +203,7 @@ func TestEngineCRUDPersistsAndTrashIsRecoverable(t *testing.T) {
 	h, c := engineHub(t)
 	dir := t.TempDir()
 	st := openTestStore(t, dir)
-	te := startEngineOn(t, h, c, st, newFakeClock(engineT0))
+	te := startEngineOn(t, h, c, st, fakeclock.New(engineT0))
 	ctx := context.Background()
 
 	r := te.create(Rule{Name: "Porch on at heat", Triggers: []Trigger{whenEvent("16", "thermostatMode", S("heat"))},
@@ -274,7 +256,7 @@ func TestEngineCRUDPersistsAndTrashIsRecoverable(t *testing.T) {
 
 	// A new engine on the same file sees the trash and restores the rule, disabled.
 	te.Close()
-	te2 := startEngineOn(t, h, c, st, newFakeClock(engineT0.Add(time.Hour)))
+	te2 := startEngineOn(t, h, c, st, fakeclock.New(engineT0.Add(time.Hour)))
 	back, err := te2.Restore(ctx, trashID)
 	if err != nil || back.ID != r.ID || back.Enabled || back.Name != upd.Name {
 		t.Fatalf("Restore = %+v, %v", back, err)
@@ -365,11 +347,11 @@ func TestEngineModeChangeFromOtherModeDoesNotFire(t *testing.T) {
 	if _, _, err := c.SetMode(context.Background(), "Night"); err != nil { // from Day
 		t.Fatal(err)
 	}
-	waitUntil(t, "the mode event", func() bool { return c.Cache().Mode() == "Night" })
+	testkit.Eventually(t, "the mode event", func() bool { return c.Cache().Mode() == "Night" })
 	if _, _, err := c.SetMode(context.Background(), "Away"); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, "the mode event", func() bool { return c.Cache().Mode() == "Away" })
+	testkit.Eventually(t, "the mode event", func() bool { return c.Cache().Mode() == "Away" })
 	if d := te.idle(r.ID); d.Rule.ExecutionCount != 0 {
 		t.Fatalf("Day→Night fired a rule for Away→Night: %+v", d.Rule)
 	}
@@ -419,7 +401,7 @@ func TestEngineDurationTrigger(t *testing.T) {
 	r := te.create(Rule{Name: "garage door left open", Triggers: []Trigger{tr}, Actions: []Action{hubCmd("2", "on")}})
 	held := func(n int) {
 		t.Helper()
-		waitUntil(t, fmt.Sprintf("%d held durations", n), func() bool { return te.diag(r.ID).HeldDurations == n })
+		testkit.Eventually(t, fmt.Sprintf("%d held durations", n), func() bool { return te.diag(r.ID).HeldDurations == n })
 	}
 
 	te.set(11, "contact", "open")
@@ -456,7 +438,7 @@ func TestEngineDurationTrigger(t *testing.T) {
 	te.set(11, "contact", "open")
 	held(1)
 	te.clock.Advance(300 * time.Second)
-	waitUntil(t, "the second run", func() bool { return te.diag(r.ID).Rule.ExecutionCount == 2 })
+	testkit.Eventually(t, "the second run", func() bool { return te.diag(r.ID).Rule.ExecutionCount == 2 })
 }
 
 // A duration without a value: the attribute must stay at its new value that long; every
@@ -470,14 +452,14 @@ func TestEngineDurationOfAnyChange(t *testing.T) {
 	r := te.create(Rule{Name: "humidity settled", Triggers: []Trigger{{Type: "device_event", DeviceID: "28", Attribute: "humidity", Duration: 60}},
 		Actions: []Action{hubCmd("1", "off")}})
 	te.set(28, "humidity", "71")
-	waitUntil(t, "the countdown", func() bool { return te.diag(r.ID).HeldDurations == 1 })
+	testkit.Eventually(t, "the countdown", func() bool { return te.diag(r.ID).HeldDurations == 1 })
 	te.clock.Advance(50 * time.Second)
 	restart := te.clock.Now().Add(60 * time.Second)
 	te.set(28, "humidity", "72")
 	te.waitCached(28, "humidity", "72")
 	// The cache can have the change before the engine does: advancing the clock then would run
 	// the first countdown out before the engine heard of the second value.
-	waitUntil(t, "the countdown to restart", func() bool { return slices.Contains(te.clock.Pending(), restart) })
+	testkit.Eventually(t, "the countdown to restart", func() bool { return slices.Contains(te.clock.Pending(), restart) })
 	te.clock.Advance(50 * time.Second) // 100 s after the first change, 50 s after the second
 	if d := te.idle(r.ID); d.Rule.ExecutionCount != 0 || d.HeldDurations != 1 {
 		t.Fatalf("fired although the value changed within the duration: %+v", d)
@@ -537,7 +519,7 @@ func TestEngineDelaySurvivesRestart(t *testing.T) {
 			t.Parallel()
 			h, c := engineHub(t)
 			st := openTestStore(t, t.TempDir())
-			clock := newFakeClock(engineT0)
+			clock := fakeclock.New(engineT0)
 			te := startEngineOn(t, h, c, st, clock)
 			target := fmt.Sprint(tc.target)
 			te.prime(tc.target, "switch", "off")
@@ -551,13 +533,13 @@ func TestEngineDelaySurvivesRestart(t *testing.T) {
 			te.set(tc.trigger, "presence", from)
 			te.waitAttr(tc.target, "switch", "on")
 			var pd []PendingDelay
-			waitUntil(t, "the stored delay", func() bool { pd = te.diag(r.ID).PendingDelays; return len(pd) == 1 })
+			testkit.Eventually(t, "the stored delay", func() bool { pd = te.diag(r.ID).PendingDelays; return len(pd) == 1 })
 			if pd[0].DelayID != "off-later" || pd[0].Context.Event == nil || pd[0].Context.Event.Name != "presence" || !pd[0].Due.Equal(engineT0.Add(time.Minute)) {
 				t.Fatalf("stored delay: %+v", pd[0])
 			}
 			te.Close()
 
-			clock2 := newFakeClock(engineT0.Add(tc.down))
+			clock2 := fakeclock.New(engineT0.Add(tc.down))
 			te2 := startEngineOn(t, h, c, st, clock2)
 			if tc.due {
 				te.waitAttr(tc.target, "switch", "off")
@@ -597,7 +579,7 @@ func TestEngineDisableAndCancelDelayed(t *testing.T) {
 		Actions: []Action{hubCmd("19", "open"), {Type: "delay", Seconds: 60}, hubCmd("19", "close")}})
 	te.set(14, "humidity", "55")
 	te.waitAttr(19, "windowShade", "open")
-	waitUntil(t, "the stored delay", func() bool { return len(te.diag(r.ID).PendingDelays) == 1 })
+	testkit.Eventually(t, "the stored delay", func() bool { return len(te.diag(r.ID).PendingDelays) == 1 })
 	if _, err := te.SetEnabled(ctx, r.ID, false); err != nil {
 		t.Fatal(err)
 	}
@@ -614,7 +596,7 @@ func TestEngineDisableAndCancelDelayed(t *testing.T) {
 	r2 := te.create(Rule{Name: "two delays", Triggers: []Trigger{{Type: "device_event", DeviceID: "14", Attribute: "temperature"}},
 		Actions: []Action{{Type: "delay", Seconds: 30, DelayID: "a"}, {Type: "cancel_delayed", DelayID: "b"}}})
 	te.set(14, "temperature", "72")
-	waitUntil(t, "delay a", func() bool { return len(te.diag(r2.ID).PendingDelays) == 1 })
+	testkit.Eventually(t, "delay a", func() bool { return len(te.diag(r2.ID).PendingDelays) == 1 })
 	if err := te.cancelDelays(ctx, r2.ID, "zzz"); err != nil {
 		t.Fatal(err)
 	}

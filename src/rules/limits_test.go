@@ -15,6 +15,8 @@ import (
 	"time"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/store"
 )
 
@@ -28,7 +30,7 @@ func switchCommands(h *simhub.Hub, id int) int {
 func (te *testEngine) stopped(id string) Diagnostics {
 	te.t.Helper()
 	var d Diagnostics
-	waitUntil(te.t, "rule "+id+" to be stopped", func() bool {
+	testkit.Eventually(te.t, "rule "+id+" to be stopped", func() bool {
 		d = te.diag(id)
 		return !d.Rule.Enabled && d.Rule.DisabledReason != "" && !d.Running && d.Queued == 0
 	})
@@ -60,7 +62,7 @@ func TestRunawaySelfRetriggeringRuleIsStopped(t *testing.T) {
 	t.Parallel()
 	h, c := ownHub(t, simhub.Options{})
 	st := liveStore(t)
-	te := startEngineOn(t, h, c, st, newFakeClock(engineT0))
+	te := startEngineOn(t, h, c, st, fakeclock.New(engineT0))
 	r := te.create(Rule{Name: "toggle bomb", Triggers: []Trigger{anyChange("3", "switch")}, Actions: toggle20("3")})
 
 	te.flip(3)
@@ -92,7 +94,7 @@ func TestRunawaySelfRetriggeringRuleIsStopped(t *testing.T) {
 
 	// A restart on the same store keeps it stopped, with its reason.
 	te.Close()
-	te2 := startEngineOn(t, h, c, st, newFakeClock(engineT0.Add(time.Hour)))
+	te2 := startEngineOn(t, h, c, st, fakeclock.New(engineT0.Add(time.Hour)))
 	got, err := te2.Get(context.Background(), r.ID)
 	if err != nil || got.Enabled || got.DisabledReason != d.Rule.DisabledReason {
 		t.Fatalf("after a restart: enabled %v, reason %q, %v", got.Enabled, got.DisabledReason, err)
@@ -122,7 +124,7 @@ func TestRunawaySelfRetriggeringRuleIsStopped(t *testing.T) {
 func TestRunawayRingOfRulesIsStopped(t *testing.T) {
 	t.Parallel()
 	h, c := ownHub(t, simhub.Options{})
-	te := startEngineOn(t, h, c, liveStore(t), newFakeClock(engineT0))
+	te := startEngineOn(t, h, c, liveStore(t), fakeclock.New(engineT0))
 	a := te.create(Rule{Name: "porch drives coffee", Triggers: []Trigger{anyChange("3", "switch")},
 		Actions: []Action{{Type: "toggle_device", DeviceID: "4"}}})
 	b := te.create(Rule{Name: "coffee drives porch", Triggers: []Trigger{anyChange("4", "switch")},
@@ -168,7 +170,7 @@ func TestRuleBudgets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h, c := ownHub(t, simhub.Options{})
-			te := startLimitedEngine(t, h, c, liveStore(t), newFakeClock(engineT0), tc.limits)
+			te := startLimitedEngine(t, h, c, liveStore(t), fakeclock.New(engineT0), tc.limits)
 			r := te.create(Rule{Name: tc.name, Triggers: []Trigger{whenEvent("12", "motion", S("active"))}, Actions: tc.actions})
 			runs := 0
 			for m := range tc.minutes {
@@ -176,7 +178,7 @@ func TestRuleBudgets(t *testing.T) {
 					te.set(12, "motion", "active")
 					te.waitCached(12, "motion", "active")
 					runs++
-					waitUntil(t, fmt.Sprintf("run %d", runs), func() bool {
+					testkit.Eventually(t, fmt.Sprintf("run %d", runs), func() bool {
 						d := te.diag(r.ID)
 						return (d.Rule.ExecutionCount == runs || d.Rule.DisabledReason != "") && !d.Running && d.Queued == 0
 					})

@@ -55,37 +55,6 @@ func Decode(raw []byte) (Rule, error) {
 	return r, nil
 }
 
-// DecodeTriggers, DecodeConditions and DecodeActions read one list of a rule (a partial update);
-// paths start with "triggers", "conditions" and "actions".
-func DecodeTriggers(raw []byte) ([]Trigger, error) {
-	r, err := decodePart(raw, "triggers")
-	return r.Triggers, err
-}
-
-func DecodeConditions(raw []byte) ([]Condition, error) {
-	r, err := decodePart(raw, "conditions")
-	return r.Conditions, err
-}
-
-func DecodeActions(raw []byte) ([]Action, error) {
-	r, err := decodePart(raw, "actions")
-	return r.Actions, err
-}
-
-// decodePart decodes raw as the rule's field key, alone.
-func decodePart(raw []byte, key string) (Rule, error) {
-	v, err := parseJSON(raw, key)
-	if err != nil {
-		return Rule{}, err
-	}
-	var r Rule
-	if err := decodeTree(map[string]any{key: v}, "", &r, foldRule); err != nil {
-		return Rule{}, err
-	}
-	normalizeRule(&r)
-	return r, nil
-}
-
 // DecodeExport reads an export (export_rule's answer, or upstream's). The rule inside is decoded
 // like Decode's, with paths starting at "rule". The device manifest only informs (import maps
 // devices with deviceMapping): entries that do not read are dropped rather than refused.

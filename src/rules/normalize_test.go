@@ -168,27 +168,40 @@ func TestDecodeRoundTrip(t *testing.T) {
 	}
 }
 
+// TestDecodeLists: each list of a rule decodes with paths that name the list and the item.
 func TestDecodeLists(t *testing.T) {
 	t.Parallel()
-	as, err := DecodeActions([]byte(`[{"type":"repeat","count":2,"actions":[{"type":"stop"}]}]`))
-	if err != nil || as[0].Times != 2 {
-		t.Fatalf("DecodeActions: %v %+v", err, as)
+	cases := []struct {
+		name  string
+		field string // the rule member, with its JSON value
+		check func(Rule) bool
+		err   string // the error's prefix; "" for none
+	}{
+		{name: "repeat's count is its times", field: `"actions":[{"type":"repeat","count":2,"actions":[{"type":"stop"}]}]`,
+			check: func(r Rule) bool { return r.Actions[0].Times == 2 }},
+		{name: "a misspelt field is named with its path", field: `"actions":[{"type":"stop"},{"type":"log","mesage":"x"}]`,
+			err: "actions[1].mesage: unknown field"},
+		{name: "triggers fold upstream's shapes", field: `"triggers":[{"type":"sunset"},{"type":"button_event","deviceId":3}]`,
+			check: func(r Rule) bool {
+				return r.Triggers[0].Sunset && r.Triggers[1].Action == "pushed" && r.Triggers[1].DeviceID == "3"
+			}},
+		{name: "a list given as an object", field: `"triggers":{"type":"sunset"}`,
+			err: "triggers: must be a list, not an object"},
+		{name: "conditions fold operators and keep booleans", field: `"conditions":[{"type":"variable","variableName":"x","operator":"==","value":true}]`,
+			check: func(r Rule) bool { return r.Conditions[0].Operator == "equals" && r.Conditions[0].Value.Bool }},
 	}
-	_, err = DecodeActions([]byte(`[{"type":"stop"},{"type":"log","mesage":"x"}]`))
-	if err == nil || !strings.HasPrefix(err.Error(), "actions[1].mesage: unknown field") {
-		t.Fatalf("DecodeActions paths: %v", err)
-	}
-	ts, err := DecodeTriggers([]byte(`[{"type":"sunset"},{"type":"button_event","deviceId":3}]`))
-	if err != nil || !ts[0].Sunset || ts[1].Action != "pushed" || ts[1].DeviceID != "3" {
-		t.Fatalf("DecodeTriggers: %v %+v", err, ts)
-	}
-	_, err = DecodeTriggers([]byte(`{"type":"sunset"}`))
-	if err == nil || err.Error() != "triggers: must be a list, not an object" {
-		t.Fatalf("DecodeTriggers of an object: %v", err)
-	}
-	cs, err := DecodeConditions([]byte(`[{"type":"variable","variableName":"x","operator":"==","value":true}]`))
-	if err != nil || cs[0].Operator != "equals" || !cs[0].Value.Bool {
-		t.Fatalf("DecodeConditions: %v %+v", err, cs)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Decode([]byte(`{"name":"lists",` + tc.field + `}`))
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.HasPrefix(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+			case err != nil || !tc.check(r):
+				t.Fatalf("Decode: %v %+v", err, r)
+			}
+		})
 	}
 }
 

@@ -1,7 +1,7 @@
 package rules
 
-// Fault tests (issue 15): the hub's eventsocket is cut mid-stream or the hub reboots while rules
-// are armed. What they pin down:
+// Fault tests, because hubs reboot and networks drop: the hub's eventsocket is cut mid-stream
+// or the hub reboots while rules are armed. What they pin down:
 //
 //   - the client reconnects by itself and the same subscription keeps feeding the engine: an
 //     event after the reconnect fires its rule, once;
@@ -21,20 +21,22 @@ import (
 	"time"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 )
 
 // faultEngine is an engine on a hub of its own with a fake clock.
 func faultEngine(t *testing.T) *testEngine {
 	t.Helper()
 	h, c := ownHub(t, simhub.Options{RebootDelay: 50 * time.Millisecond})
-	return startEngineOn(t, h, c, liveStore(t), newFakeClock(engineT0))
+	return startEngineOn(t, h, c, liveStore(t), fakeclock.New(engineT0))
 }
 
 // reconnected waits until the client noticed the drop (its reconnect counter passed before) and
 // is live again on a new socket.
 func (te *testEngine) reconnected(before int) {
 	te.t.Helper()
-	waitUntil(te.t, "the eventsocket to reconnect", func() bool {
+	testkit.Eventually(te.t, "the eventsocket to reconnect", func() bool {
 		return te.hub.Status().Reconnects > before && te.hub.Cache().Live() && te.sim.Sockets() == 1
 	})
 }
@@ -61,7 +63,7 @@ func (te *testEngine) settled(sentinel string) {
 	v, _ := te.sim.Attribute(13, "motion")
 	next := map[string]string{"active": "inactive", "inactive": "active"}[v]
 	te.set(13, "motion", next)
-	waitUntil(te.t, "the sentinel rule to run", func() bool { return te.diag(sentinel).Rule.ExecutionCount > before })
+	testkit.Eventually(te.t, "the sentinel rule to run", func() bool { return te.diag(sentinel).Rule.ExecutionCount > before })
 }
 
 func (te *testEngine) sentinelRule() Rule {
@@ -82,7 +84,7 @@ func TestFaultSocketCutRearmsWithoutDuplicates(t *testing.T) {
 	const route = "GET /devices/4/on"
 
 	te.set(12, "motion", "active")
-	waitUntil(t, "the first run", func() bool { return te.diag(r.ID).Rule.ExecutionCount == 1 })
+	testkit.Eventually(t, "the first run", func() bool { return te.diag(r.ID).Rule.ExecutionCount == 1 })
 	te.settled(sentinel.ID)
 	if got, n := te.runs(r.ID), te.sim.Requests(route); got != 1 || n != 1 {
 		t.Fatalf("before any fault: %d runs, %d commands at the hub; want 1 and 1", got, n)
@@ -105,7 +107,7 @@ func TestFaultSocketCutRearmsWithoutDuplicates(t *testing.T) {
 
 	// Re-armed: one event after the reconnect, one run, one command; nothing later.
 	te.set(12, "motion", "active")
-	waitUntil(t, "a run after the reconnect", func() bool { return te.diag(r.ID).Rule.ExecutionCount == burst+1 })
+	testkit.Eventually(t, "a run after the reconnect", func() bool { return te.diag(r.ID).Rule.ExecutionCount == burst+1 })
 	te.settled(sentinel.ID)
 	if got, n := te.runs(r.ID), te.sim.Requests(route); got != burst+1 || n != cmds+1 {
 		t.Fatalf("after the reconnect: %d runs, %d commands; want %d and %d", got, n, burst+1, cmds+1)
@@ -127,7 +129,7 @@ func TestFaultRebootKeepsOnePendingDelay(t *testing.T) {
 	const route = "GET /devices/4/off"
 
 	te.set(12, "motion", "active")
-	waitUntil(t, "the pending delay", func() bool { return len(te.diag(r.ID).PendingDelays) == 1 })
+	testkit.Eventually(t, "the pending delay", func() bool { return len(te.diag(r.ID).PendingDelays) == 1 })
 
 	before := te.hub.Status().Reconnects
 	<-te.sim.Reboot()
@@ -139,7 +141,7 @@ func TestFaultRebootKeepsOnePendingDelay(t *testing.T) {
 	}
 
 	te.clock.Advance(10 * time.Minute)
-	waitUntil(t, "the delayed command", func() bool { return te.sim.Requests(route) >= 1 })
+	testkit.Eventually(t, "the delayed command", func() bool { return te.sim.Requests(route) >= 1 })
 	te.settled(sentinel.ID)
 	te.clock.Advance(time.Hour)
 	d = te.idle(r.ID)
@@ -165,13 +167,13 @@ func TestFaultMissedEventsAreNotReplayed(t *testing.T) {
 	const motionRoute, doorRoute = "GET /devices/3/on", "GET /devices/27/on"
 
 	te.set(10, "contact", "open") // the countdown starts while the link is up
-	waitUntil(t, "the door countdown", func() bool { return te.diag(leftOpen.ID).HeldDurations == 1 })
+	testkit.Eventually(t, "the door countdown", func() bool { return te.diag(leftOpen.ID).HeldDurations == 1 })
 
 	// The outage: the socket is cut and refused until both changes happened at the hub.
 	before := te.hub.Status().Reconnects
 	te.sim.RefuseEventSockets(true)
 	te.sim.CutEventSockets()
-	waitUntil(t, "the link to notice", func() bool { return te.hub.Status().Reconnects > before && !te.hub.Cache().Live() })
+	testkit.Eventually(t, "the link to notice", func() bool { return te.hub.Status().Reconnects > before && !te.hub.Cache().Live() })
 	te.set(12, "motion", "active")  // nobody hears it
 	te.set(10, "contact", "closed") // the door closes unheard
 	te.sim.RefuseEventSockets(false)
@@ -190,11 +192,11 @@ func TestFaultMissedEventsAreNotReplayed(t *testing.T) {
 
 	// After the reconnect both triggers work, once each.
 	te.toggle(12, "motion", "inactive", "active")
-	waitUntil(t, "the motion rule", func() bool { return te.diag(onMotion.ID).Rule.ExecutionCount == 1 })
+	testkit.Eventually(t, "the motion rule", func() bool { return te.diag(onMotion.ID).Rule.ExecutionCount == 1 })
 	te.set(10, "contact", "open")
-	waitUntil(t, "a new door countdown", func() bool { return te.diag(leftOpen.ID).HeldDurations == 1 })
+	testkit.Eventually(t, "a new door countdown", func() bool { return te.diag(leftOpen.ID).HeldDurations == 1 })
 	te.clock.Advance(10 * time.Minute)
-	waitUntil(t, "the door rule", func() bool { return te.diag(leftOpen.ID).Rule.ExecutionCount == 1 })
+	testkit.Eventually(t, "the door rule", func() bool { return te.diag(leftOpen.ID).Rule.ExecutionCount == 1 })
 	te.settled(sentinel.ID)
 	for _, c := range []struct {
 		id, route string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/hubitat"
 )
 
@@ -215,7 +216,7 @@ func TestEngineScheduleAcrossSpringChange(t *testing.T) {
 			break
 		}
 		te.clock.AdvanceTo(p[0])
-		waitUntil(t, "the run", func() bool { d := te.idle(r.ID); return d.Rule.ExecutionCount == len(got)+1 })
+		testkit.Eventually(t, "the run", func() bool { d := te.idle(r.ID); return d.Rule.ExecutionCount == len(got)+1 })
 		got = append(got, *te.diag(r.ID).Rule.LastTriggered)
 	}
 	if len(got) != len(want) {
@@ -276,7 +277,7 @@ func TestEngineWithoutHubLocation(t *testing.T) {
 	}
 	t.Cleanup(func() { c.Close() })
 	c.Start(context.Background())
-	waitUntil(t, "the cache", func() bool { return c.Cache().Live() })
+	testkit.Eventually(t, "the cache", func() bool { return c.Cache().Live() })
 
 	start := utc(2026, 6, 1, 6, 0)
 	te := startEngine(t, h, c, start)

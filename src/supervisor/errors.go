@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
+
 	"github.com/hamcp/hamcp/src/internal/httpx"
-	"net/http"
 )
 
 // ErrUnavailable means the Supervisor could not be reached; errors carrying it wrap the cause.
@@ -16,26 +15,16 @@ var ErrUnavailable = errors.New("supervisor is not reachable")
 // endpoint).
 var ErrUnauthorized = errors.New("supervisor rejected the token")
 
-// APIError is an error answer: `{"result":"error","message":"..."}` or a non-JSON body.
-type APIError struct {
-	Status  int
-	Message string
-}
+// APIError is an error answer: `{"result":"error","message":"..."}` or a non-JSON body. It
+// matches ErrUnauthorized for 401/403 and ErrUnavailable for a gateway failure.
+type APIError = httpx.APIError[service]
 
-func (e *APIError) Error() string {
-	return fmt.Sprintf("supervisor returned %d: %s", e.Status, e.Message)
-}
+// service is the Supervisor as its APIErrors name it.
+type service struct{}
 
-// Is matches 401/403 to ErrUnauthorized and gateway failures to ErrUnavailable.
-func (e *APIError) Is(target error) bool {
-	switch target {
-	case ErrUnauthorized:
-		return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden
-	case ErrUnavailable:
-		return httpx.GatewayDown(e.Status)
-	}
-	return false
-}
+func (service) Name() string        { return "supervisor" }
+func (service) Unauthorized() error { return ErrUnauthorized }
+func (service) Unavailable() error  { return ErrUnavailable }
 
 const maxErrorMessage = 512
 
@@ -55,17 +44,9 @@ func parseErrorBody(status int, body []byte) *APIError {
 		e.Message = clean(string(trimmed))
 	}
 	if e.Message == "" {
-		e.Message = statusText(status)
+		e.Message = httpx.StatusText(status)
 	}
 	return e
-}
-
-// statusText never returns "": unusual statuses still get a readable message.
-func statusText(status int) string {
-	if t := http.StatusText(status); t != "" {
-		return t
-	}
-	return fmt.Sprintf("HTTP status %d", status)
 }
 
 // clean makes an untrusted message safe for one log line.

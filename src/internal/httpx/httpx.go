@@ -1,6 +1,6 @@
-// Package httpx holds what hamcp's HTTP backend clients (Home Assistant, Supervisor) share at the
-// wire level: a client tuned for a home network, draining responses so connections are reused,
-// and making untrusted error text safe for one log line.
+// Package httpx holds what hamcp's HTTP backend clients (Home Assistant, Supervisor, Hubitat) share
+// at the wire level: a client tuned for a home network, draining responses so connections are
+// reused, making untrusted error text safe for one log line, and the error answer (APIError).
 package httpx
 
 import (
