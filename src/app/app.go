@@ -24,6 +24,7 @@ import (
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/httpserver"
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integration"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/rules"
@@ -34,7 +35,6 @@ import (
 	"github.com/hamcp/hamcp/src/tools/dbtools"
 	"github.com/hamcp/hamcp/src/tools/fstools"
 	"github.com/hamcp/hamcp/src/tools/hatools"
-	"github.com/hamcp/hamcp/src/tools/hubitattools"
 	"github.com/hamcp/hamcp/src/tools/permtools"
 	"github.com/hamcp/hamcp/src/tools/systools"
 )
@@ -52,10 +52,14 @@ type App struct {
 	Approvals   *approval.Page // the page the links in permission requests open
 	Files       *fsguard.FS
 	Supervisor  *supervisor.Client // nil outside the add-on
-	Hubitat     *hubitat.Client    // nil when no hub is configured (hubitat_url)
-	rules       *rules.Engine      // hamcp's Hubitat rules, nil without a hub
 	Registry    *toolkit.Registry
 	Builder     *mcpserver.Builder
+	// integrations are the integrations running (integrations.go).
+	integrations []integration.Integration
+	// Hubitat and rules come from the Hubitat integration, for the demo and the panel; nil
+	// without a hub (hubitat_url).
+	Hubitat *hubitat.Client
+	rules   *rules.Engine
 
 	cancel  context.CancelFunc
 	closers []func() error
@@ -75,6 +79,9 @@ type Options struct {
 	// HATimeout bounds each call to Home Assistant and the health check's; 0 means 2 minutes
 	// (the fault tests make it short).
 	HATimeout time.Duration
+	// MaxSessionsPerIP and MaxSessionsPerToken cap the open MCP sessions; 0 means httpserver's
+	// defaults. The demo lifts them with --rate-limit 0 (conformance runs, load tests).
+	MaxSessionsPerIP, MaxSessionsPerToken int
 }
 
 // New builds every part and starts the background connections (HA WebSocket).
@@ -151,7 +158,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	a.Registry = registry(deps, pm, st, files, dbtools.Deps{DB: rec, HA: ha},
 		systools.Deps{Files: files, Stop: cmdStop, CommandEnv: cfg.CommandEnv, SupervisorToken: cfg.SupervisorToken})
 
-	if err := a.startHubitat(runCtx); err != nil {
+	if err := a.startIntegrations(runCtx); err != nil {
 		a.Close()
 		return nil, cfg.Explain(err)
 	}
@@ -203,18 +210,13 @@ func (a *App) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.Comp
 func (a *App) checkToolsets() error {
 	known := a.Registry.Toolsets()
 	for _, ts := range a.Config.Toolsets {
-		found := false
-		for _, k := range known {
-			if k == ts {
-				found = true
-			}
+		if slices.Contains(known, ts) {
+			continue
 		}
-		if !found && a.Hubitat == nil && strings.HasPrefix(ts, "hubitat_") && slices.Contains(Toolsets(), ts) {
-			return &config.Error{Option: "toolsets", Source: "configuration", Value: ts, Reason: "is a Hubitat toolset, offered only with a hub: set hubitat_url, or drop it from toolsets"}
+		if k, ok := offeredBy(ts); ok {
+			return &config.Error{Option: "toolsets", Source: "configuration", Value: ts, Reason: "is a " + k.Title + " toolset, offered only " + k.Enable + ", or drop it from toolsets"}
 		}
-		if !found {
-			return &config.Error{Option: "toolsets", Source: "configuration", Value: ts, Reason: "is not a toolset; accepted values: " + strings.Join(known, ", ")}
-		}
+		return &config.Error{Option: "toolsets", Source: "configuration", Value: ts, Reason: "is not a toolset; accepted values: " + strings.Join(known, ", ")}
 	}
 	return nil
 }
@@ -240,11 +242,13 @@ func Toolsets() []string {
 	return declared().Toolsets()
 }
 
-// declared is every tool hamcp can have, Hubitat's included, declared without backends (for the
-// accepted toolsets and DOCS.md's tables).
+// declared is every tool hamcp can have, every integration's included, declared without backends
+// (for the accepted toolsets and DOCS.md's tables).
 func declared() *toolkit.Registry {
 	r := registry(hatools.Deps{}, nil, nil, nil, dbtools.Deps{}, systools.Deps{})
-	r.Add(hubitattools.Tools(hubitattools.Deps{})...)
+	for _, k := range integrations {
+		r.Add(k.Declared()...)
+	}
 	return r
 }
 
@@ -284,12 +288,8 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	mounts := []func(*echo.Echo){a.Approvals.Mount}
-	health := []httpserver.HealthCheck{{Name: "home_assistant", Check: a.haHealth}}
-	if a.Hubitat != nil {
-		mounts = append(mounts, a.mountHubitatPush)
-		health = append(health, httpserver.HealthCheck{Name: "hubitat", Check: a.hubitatHealth})
-	}
+	mounts := append([]func(*echo.Echo){a.Approvals.Mount}, a.integrationMounts()...)
+	health := append([]httpserver.HealthCheck{{Name: "home_assistant", Check: a.haHealth}}, a.integrationHealth()...)
 	a.startApprovals(a.Config.ExternalURL, nil)
 	resourceMetadata := ""
 	if a.Config.ExternalURL != "" {
@@ -308,6 +308,8 @@ func (a *App) HTTPServer(o Options) (*httpserver.Server, error) {
 		Version:             Version,
 		Logger:              a.Logger,
 		RateLimit:           a.Config.RateLimit,
+		MaxSessionsPerIP:    o.MaxSessionsPerIP,
+		MaxSessionsPerToken: o.MaxSessionsPerToken,
 		AllowedOrigins:      a.Config.AllowedOrigins,
 		ExternalURL:         a.Config.ExternalURL,
 		TrustedProxies:      proxies,
@@ -350,7 +352,7 @@ func (a *App) ServeHTTP(ctx context.Context, ln net.Listener, o Options) error {
 
 // ServeStdio serves one MCP session over in/out (stdin/stdout) until the peer closes or ctx ends.
 func (a *App) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	return a.ServeConn(ctx, in, out, "")
+	return a.ServeConn(authn.WithPrincipal(ctx, authn.Stdio()), in, out, "")
 }
 
 // ServeConn serves one MCP session over in/out under the grant key the transport chose for the

@@ -13,61 +13,6 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-// Every Hubitat setting is checked at start, and a bad one names its option (and never echoes the
-// token or password).
-func TestHubitatOptions(t *testing.T) {
-	t.Parallel()
-	const token = "3f7c1a52-9b1e-4a8e-9c57-1d2e3f4a5b6c"
-	good := func(c *config.Config) {
-		c.HubitatURL, c.HubitatAppID, c.HubitatToken, c.HubitatEvents = "http://192.168.1.20", "7", token, "auto"
-	}
-	tests := []struct {
-		name   string
-		set    func(*config.Config)
-		option string // "" = accepted
-	}{
-		{"no hub", func(*config.Config) {}, ""},
-		{"a hub", good, ""},
-		{"app id without a hub", func(c *config.Config) { c.HubitatAppID = "7" }, "hubitat_app_id"},
-		{"admin write without a hub", func(c *config.Config) { c.HubitatAdminWrite = true }, "hubitat_admin_write"},
-		{"token without a hub", func(c *config.Config) { c.HubitatToken = token }, "hubitat_token"},
-		{"no app id", func(c *config.Config) { good(c); c.HubitatAppID = "" }, "hubitat_app_id"},
-		{"app id not a number", func(c *config.Config) { good(c); c.HubitatAppID = "maker" }, "hubitat_app_id"},
-		{"no token", func(c *config.Config) { good(c); c.HubitatToken = "" }, "hubitat_token"},
-		{"token with a space", func(c *config.Config) { good(c); c.HubitatToken = token + " x" }, "hubitat_token"},
-		{"url with the token in it", func(c *config.Config) { good(c); c.HubitatURL = "http://hub/apps/api/7/devices?access_token=" + token }, "hubitat_url"},
-		{"url without a scheme", func(c *config.Config) { good(c); c.HubitatURL = "192.168.1.20" }, "hubitat_url"},
-		{"user without password", func(c *config.Config) { good(c); c.HubitatUsername = "admin" }, "hubitat_password"},
-		{"device not an id", func(c *config.Config) { good(c); c.HubitatDevices = []string{"12", "Porch"} }, "hubitat_devices"},
-		{"posturl without external_url", func(c *config.Config) { good(c); c.HubitatEvents = "posturl" }, "hubitat_events"},
-		{"posturl with external_url", func(c *config.Config) {
-			good(c)
-			c.HubitatEvents, c.ExternalURL = "posturl", "https://mcp.example.com/"
-		}, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			cfg := &config.Config{}
-			tc.set(cfg)
-			o, err := hubitatOptions(cfg)
-			var ce *config.Error
-			switch {
-			case tc.option == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tc.option != "" && (!errors.As(err, &ce) || ce.Option != tc.option):
-				t.Fatalf("error %v, want one naming %s", err, tc.option)
-			}
-			if err != nil && strings.Contains(err.Error(), token) {
-				t.Errorf("the error shows the token: %v", err)
-			}
-			if err == nil && cfg.ExternalURL != "" && o.PushURL != "https://mcp.example.com/hubitat/events" {
-				t.Errorf("push URL %q", o.PushURL)
-			}
-		})
-	}
-}
-
 // The Hubitat tools exist only when a hub is configured; asking for their toolsets without one
 // says what is missing.
 func TestHubitatToolsOnlyWithAHub(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package permission decides whether a session may use a privileged category of tools (filesystem,
-// database, command, hub administration): policies from the add-on options, per-session grants, pending
+// database, command, and the categories integrations register, such as Hubitat's hub administration): policies from the add-on options, per-session grants, pending
 // requests the user answers out of the model's reach (the prompt in their MCP client, hamcp's approval
 // page behind a Home Assistant administrator login, the panel), and the audit trail. It knows nothing
 // about MCP or HTTP; the toolkit calls Authorize before every privileged tool runs.
@@ -7,6 +7,7 @@ package permission
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -17,7 +18,6 @@ const (
 	Filesystem Category = "filesystem"
 	Database   Category = "database"
 	Command    Category = "command"
-	HubAdmin   Category = "hub_admin"
 	// SupervisorToken lets a command run with the add-on's Supervisor token (ha_execute_command with
 	// supervisor_token=true), on top of the command grant.
 	SupervisorToken Category = "supervisor_token"
@@ -26,8 +26,33 @@ const (
 	DatabaseWrite Category = "database_write"
 )
 
-// AllCategories lists every category in display order.
-var AllCategories = []Category{Filesystem, Database, DatabaseWrite, Command, SupervisorToken, HubAdmin}
+// AllCategories lists every category in display order: hamcp's own, then those integrations
+// registered (RegisterCategory).
+var AllCategories = []Category{Filesystem, Database, DatabaseWrite, Command, SupervisorToken}
+
+// CategoryInfo is a category an integration brings (Hubitat's hub_admin): its name and the warning
+// that says, in words a user can judge, what granting it allows (shown wherever the user is asked).
+type CategoryInfo struct {
+	Category Category
+	Warning  string
+}
+
+// RegisterCategory adds an integration's category. Call it from the integration package's init:
+// the category list is read without locks, so it must be complete before anything runs. A name
+// already known, an odd name or an empty warning is a programming error and panics.
+func RegisterCategory(info CategoryInfo) {
+	c := info.Category
+	switch {
+	case c != Category(strings.ToLower(strings.TrimSpace(string(c)))) || c == "":
+		panic(fmt.Sprintf("permission: category %q must be a lower-case name", c))
+	case c.valid():
+		panic(fmt.Sprintf("permission: category %q is registered twice", c))
+	case strings.TrimSpace(info.Warning) == "":
+		panic(fmt.Sprintf("permission: category %q needs a warning saying what it allows", c))
+	}
+	AllCategories = append(AllCategories, c)
+	defaultWarnings[c] = info.Warning
+}
 
 // ParseCategory accepts a category name in any case, with surrounding spaces.
 func ParseCategory(s string) (Category, error) {
@@ -35,16 +60,14 @@ func ParseCategory(s string) (Category, error) {
 	if c.valid() {
 		return c, nil
 	}
-	return "", fmt.Errorf("unknown permission category %q: use one of filesystem, database, database_write, command, supervisor_token, hub_admin", s)
+	names := make([]string, len(AllCategories))
+	for i, c := range AllCategories {
+		names[i] = string(c)
+	}
+	return "", fmt.Errorf("unknown permission category %q: use one of %s", s, strings.Join(names, ", "))
 }
 
-func (c Category) valid() bool {
-	switch c {
-	case Filesystem, Database, DatabaseWrite, Command, SupervisorToken, HubAdmin:
-		return true
-	}
-	return false
-}
+func (c Category) valid() bool { return slices.Contains(AllCategories, c) }
 
 // Policy is what the add-on options say to do with a category.
 type Policy string
@@ -105,8 +128,4 @@ var defaultWarnings = map[Category]string{
 		"towards the Home Assistant Supervisor and, through it, Home Assistant: install, start and remove add-ons, " +
 		"make and restore backups, restart or update Home Assistant and the host, and read every add-on's " +
 		"configuration, including passwords. It is asked for separately from command access.",
-	HubAdmin: "Equivalent to giving the assistant the Hubitat hub's administrator login. Hub administration lets " +
-		"the assistant change the Hubitat hub itself: create, change and delete rules, apps and drivers (code " +
-		"that runs on the hub), and reboot the hub or restore its backups. Each such call still needs its own " +
-		"confirmation and a recent hub backup.",
 }

@@ -4,20 +4,31 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 )
 
-// migration is one schema step. Steps only ever add (tables, columns, indexes), so an older hamcp can
+// Migration is one schema step. Steps only ever add (tables, columns, indexes), so an older hamcp can
 // still open a file a newer one has migrated.
-type migration struct {
-	version int
-	name    string
-	up      func(ctx context.Context, tx *sql.Tx) error
+//
+// Versions are one sequence for the whole file, shared by the store's own steps (migrations) and those
+// an integration brings (Store.Migrate): schema_migrations records the number alone, so a number is
+// taken for good by whoever shipped it first. Taken so far: 1–7 (the list below). A new step, here or
+// in an integration, takes the next number after the highest one taken anywhere.
+type Migration struct {
+	Version int
+	Name    string
+	Up      func(ctx context.Context, tx *sql.Tx) error
 }
 
-// migrations is the ordered schema history. To add a table: write one function like createAuditLog and
-// append it here with the next version. Never edit or reorder an entry that has shipped.
-var migrations = []migration{
+// migrations is the store's ordered schema history, applied by Open. To add a table: write one function
+// like createAuditLog and append it here with the next version. Never edit or reorder an entry that has
+// shipped.
+//
+// Steps 5–7 are Hubitat's tables. They stay in this list, with their accessors in hubitat*.go, while the
+// rule engine (src/rules) reads them through *Store; once it reads them through the Hubitat integration,
+// they move to its Migrations() with the same numbers, and files that have them notice nothing.
+var migrations = []Migration{
 	{1, "audit_log", createAuditLog},
 	{2, "permission_grants", createPermissionGrants},
 	{3, "oauth", createOAuth},
@@ -25,6 +36,32 @@ var migrations = []migration{
 	{5, "hubitat_rule_variables", createHubitatRuleVariables},
 	{6, "hubitat_captures_debug_log_backups", createHubitat},
 	{7, "hubitat_rules", createHubitatRules},
+}
+
+// Migrate applies the steps an integration brings to its own tables, in the file's one sequence: each
+// step at most once, in version order, each in its own transaction like the store's own steps. A
+// version the store's own list uses, or one given twice, is a programming error and refused before
+// anything is applied.
+func (s *Store) Migrate(ctx context.Context, steps ...Migration) error {
+	seen := map[int]string{}
+	for _, m := range migrations {
+		seen[m.Version] = "the store's " + m.Name
+	}
+	for _, m := range steps {
+		switch {
+		case m.Version <= 0 || m.Name == "" || m.Up == nil:
+			return fmt.Errorf("store: migration %d (%q) needs a positive version, a name and an Up function", m.Version, m.Name)
+		case seen[m.Version] != "":
+			return fmt.Errorf("store: migration %d (%s) takes a version already taken by %s: use the next free one", m.Version, m.Name, seen[m.Version])
+		}
+		seen[m.Version] = m.Name
+	}
+	sorted := slices.Clone(steps)
+	slices.SortFunc(sorted, func(a, b Migration) int { return a.Version - b.Version })
+	if err := migrate(ctx, s.db, sorted); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
 }
 
 // createHubitatRules holds the Hubitat rule engine's rules (src/rules): the rule as JSON with its
@@ -187,7 +224,7 @@ func execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
 // migrate applies every step the file lacks, each in its own write transaction together with its
 // schema_migrations row, so a crash leaves the file at a step boundary and two processes opening the
 // same file never apply a step twice.
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db *sql.DB, steps []Migration) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT    NOT NULL,
@@ -199,12 +236,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if err != nil {
 		return err
 	}
-	for _, m := range migrations {
-		if applied[m.version] {
+	for _, m := range steps {
+		if applied[m.Version] {
 			continue // the common case on every start: no write lock taken
 		}
 		if err := apply(ctx, db, m); err != nil {
-			return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
+			return fmt.Errorf("migration %d (%s): %w", m.Version, m.Name, err)
 		}
 	}
 	return nil
@@ -229,24 +266,24 @@ func appliedVersions(ctx context.Context, db *sql.DB) (map[int]bool, error) {
 
 // apply re-checks inside the write transaction because another process may have applied m since
 // appliedVersions looked.
-func apply(ctx context.Context, db *sql.DB, m migration) error {
+func apply(ctx context.Context, db *sql.DB, m Migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, m.Version).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
 		return nil
 	}
-	if err := m.up(ctx, tx); err != nil {
+	if err := m.Up(ctx, tx); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-		m.version, m.name, toMillis(time.Now())); err != nil {
+		m.Version, m.Name, toMillis(time.Now())); err != nil {
 		return err
 	}
 	return tx.Commit()

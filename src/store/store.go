@@ -51,7 +51,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: open %s: %w (is it a SQLite file, and is the folder writable?)", path, err)
 	}
-	if err := migrate(ctx, db); err != nil {
+	if err := migrate(ctx, db, migrations); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: %s: %w", path, err)
 	}
@@ -101,8 +101,8 @@ func checkPath(path string) error {
 	return nil
 }
 
-// DB gives later features (OAuth, rules) the shared handle. Their tables come from migrations in this
-// package, never from ad-hoc CREATE statements elsewhere.
+// DB gives later features (OAuth, rules) the shared handle. Their tables come from migrations (this
+// package's, or an integration's through Migrate), never from ad-hoc CREATE statements elsewhere.
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close releases the database. Pending writes made through the Store have already completed.

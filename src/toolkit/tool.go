@@ -19,12 +19,11 @@ import (
 // Category is a permission category a tool belongs to. Tools without one need no grant.
 type Category string
 
-// The permission categories (design §5).
+// hamcp's own permission categories (design §5); integrations declare theirs (Hubitat's hub_admin).
 const (
 	Filesystem Category = "filesystem"
 	Database   Category = "database"
 	Command    Category = "command"
-	HubAdmin   Category = "hub_admin"
 	// SupervisorToken: a command gets the add-on's Supervisor token (asked for on top of Command).
 	SupervisorToken Category = "supervisor_token"
 	// DatabaseWrite: a statement changes the recorder database (asked for on top of Database).

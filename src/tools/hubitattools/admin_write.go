@@ -19,22 +19,18 @@ const BackupWindow = time.Hour
 // further ahead is not trusted as a recent backup.
 const clockSkew = 5 * time.Minute
 
-// The admin write gates, in upstream's order: the hubitat_admin_write option, confirm=true (the
-// model's word that it asked the user: required, never sufficient), and a hub backup through
-// hamcp within BackupWindow (not for hubitat_create_hub_backup itself). Before any of them the
-// toolkit asks for the hub_admin category, which only the user grants.
-const writeChecklist = " MANDATORY, in order: hubitat_create_hub_backup succeeded within the hour; you told the user " +
-	"exactly what will happen; they said yes; only then confirm=true. Never unless the user asked; if the backup failed, " +
-	"stop. Needs option hubitat_admin_write and the user's hub_admin grant."
+// The admin write gates, in order: the hubitat_admin_write option (Spec.Available), the user's
+// hub_admin grant (the toolkit), a hub backup through hamcp within BackupWindow (not for
+// hubitat_create_hub_backup itself), then the user's yes to this one call (Spec.Confirm: asked in
+// the client or on the approval page; the model's word never stands in for it). The backup is
+// checked before the user is asked, so nobody is asked to approve a call that would be refused.
+const writeChecklist = " Only when the user asked for it. First hubitat_create_hub_backup must have succeeded within the " +
+	"hour (if it failed, stop); tell the user exactly what will happen: hamcp then asks them to confirm this call. Needs option " +
+	"hubitat_admin_write and the user's hub_admin grant."
 
-// confirmArg is the confirm argument every admin write tool requires, as upstream.
-type confirmArg struct {
-	Confirm bool `json:"confirm" jsonschema:"true only after you told the user exactly what will happen and they said yes; required, and not enough on its own"`
-}
-
-func (a confirmArg) confirmed() bool { return a.Confirm }
-
-type confirmable interface{ confirmed() bool }
+// AdminConfirmClass is the confirmation class of every admin write. It is none of the classes the
+// confirm_trusted option accepts, so the user is asked every time, whatever that option says.
+const AdminConfirmClass = "hub_admin"
 
 func adminWriteTools(d Deps) []*toolkit.Tool {
 	return []*toolkit.Tool{createHubBackup(d), rebootHub(d), shutdownHub(d), zwaveRepair(d),
@@ -53,53 +49,62 @@ func (d Deps) requireAdminWrite() error {
 	return nil
 }
 
-// writeGate applies upstream's other gates (confirm, then a recent backup) after the option and
-// the toolkit's hub_admin grant, and returns the backup that satisfied the last one.
-func (d Deps) writeGate(ctx context.Context, tool string, confirm, needBackup bool) (store.HubBackup, error) {
+// backupGate is upstream's recent-backup requirement: it returns the backup through hamcp that was
+// taken within BackupWindow, or refuses.
+func (d Deps) backupGate(ctx context.Context, tool string) (store.HubBackup, error) {
 	refuse := func(e *toolkit.Error) (store.HubBackup, error) {
 		d.Log(ctx, "warn", CompHubAdmin, tool+" refused: "+e.Message)
 		return store.HubBackup{}, e
-	}
-	if !confirm {
-		return refuse(&toolkit.Error{Code: "confirmation_required", Field: "confirm", Message: "confirm must be true: nothing was done",
-			Hint: "tell the user exactly what will happen, get their explicit yes, then repeat the call with \"confirm\": true"})
-	}
-	if !needBackup {
-		return store.HubBackup{}, nil
 	}
 	b, ok, err := d.Store.LastHubBackup(ctx)
 	if err != nil {
 		return store.HubBackup{}, storeError(err)
 	}
-	now := d.now()
-	switch age := now.Sub(b.TakenAt); {
+	const next = "call hubitat_create_hub_backup first (the user confirms it, and it must succeed), then repeat this call within the hour"
+	switch age := d.now().Sub(b.TakenAt); {
 	case !ok:
-		return refuse(&toolkit.Error{Code: "backup_required", Message: "no hub backup was taken through hamcp: nothing was done",
-			Hint: "call hubitat_create_hub_backup with confirm=true first (it must succeed), then repeat this call within the hour"})
+		return refuse(&toolkit.Error{Code: "backup_required", Message: "no hub backup was taken through hamcp: nothing was done", Hint: next})
 	case age > BackupWindow || age < -clockSkew:
 		return refuse(&toolkit.Error{Code: "backup_required",
 			Message: fmt.Sprintf("the last hub backup through hamcp was taken %s (%s ago), more than an hour ago: nothing was done", stamp(b.TakenAt), age.Round(time.Minute)),
-			Hint:    "call hubitat_create_hub_backup with confirm=true first (it must succeed), then repeat this call within the hour"})
+			Hint:    next})
 	}
 	return b, nil
 }
 
-// writeSpec is one admin write tool; run gets the backup that passed the gate.
-type writeSpec[In confirmable, Out any] struct {
+// writeSpec is one admin write tool; question says what the user is asked to confirm, and run
+// gets the backup that passed the gate.
+type writeSpec[In, Out any] struct {
 	name, title, description string
 	destructive, idempotent  bool
 	noBackup                 bool // hubitat_create_hub_backup: it is the backup
+	question                 func(In) string
 	summary                  func(In) string
 	run                      func(ctx context.Context, in In, backup store.HubBackup) (Out, error)
 }
 
-func adminWrite[In confirmable, Out any](d Deps, s writeSpec[In, Out]) *toolkit.Tool {
+func adminWrite[In, Out any](d Deps, s writeSpec[In, Out]) *toolkit.Tool {
+	// gate is the backup requirement, asked before the user is and again when they have answered
+	// (the backup may have aged past the hour while they thought about it).
+	gate := func(ctx context.Context) (store.HubBackup, error) {
+		if s.noBackup {
+			return store.HubBackup{}, nil
+		}
+		return d.backupGate(ctx, s.name)
+	}
 	return toolkit.Define(toolkit.Spec[In, Out]{
-		Name: s.name, Toolset: SetAdmin, Title: s.title, Description: s.description, Category: toolkit.HubAdmin,
+		Name: s.name, Toolset: SetAdmin, Title: s.title, Description: s.description, Category: HubAdmin,
 		Available:   d.requireAdminWrite,
 		Destructive: s.destructive, Idempotent: s.idempotent, Summary: s.summary,
+		Confirm: &toolkit.Confirm[In]{When: "always (`" + AdminConfirmClass + "`: the user is asked, whatever confirm_trusted says)",
+			Check: func(ctx context.Context, _ *toolkit.Call, in In) (toolkit.Ask, error) {
+				if _, err := gate(ctx); err != nil {
+					return toolkit.Ask{}, err
+				}
+				return toolkit.Ask{Classes: []string{AdminConfirmClass}, Question: s.question(in)}, nil
+			}},
 		Handler: func(ctx context.Context, c *toolkit.Call, in In) (Out, error) {
-			b, err := d.writeGate(ctx, s.name, in.confirmed(), !s.noBackup)
+			b, err := gate(ctx)
 			if err != nil {
 				var zero Out
 				return zero, err
@@ -108,6 +113,8 @@ func adminWrite[In confirmable, Out any](d Deps, s writeSpec[In, Out]) *toolkit.
 		},
 	})
 }
+
+func always[In any](q string) func(In) string { return func(In) string { return q } }
 
 type backupResult struct {
 	Success         bool   `json:"success"`
@@ -122,15 +129,16 @@ type backupResult struct {
 }
 
 func createHubBackup(d Deps) *toolkit.Tool {
-	return adminWrite(d, writeSpec[confirmArg, backupResult]{
+	return adminWrite(d, writeSpec[noArgs, backupResult]{
 		name: "hubitat_create_hub_backup", title: "Back up the Hubitat hub",
 		description: "Take a full backup of the Hubitat hub's database and keep the file in hamcp's data folder (the newest " +
 			fmt.Sprint(store.HubBackupsKept) + " are kept; the hub keeps its own too). REQUIRED, and must succeed, before any " +
-			"other Hubitat admin write tool: they refuse unless this succeeded within the last hour. Tell the user first; set " +
-			"confirm=true once they agree. If it fails, do NOT go on with the write. Takes up to 5 minutes on a big hub. " +
+			"other Hubitat admin write tool: they refuse unless this succeeded within the last hour. Tell the user first; hamcp " +
+			"asks them to confirm. If it fails, do NOT go on with the write. Takes up to 5 minutes on a big hub. " +
 			"Needs the add-on option hubitat_admin_write and the user's hub_admin grant.",
 		noBackup: true,
-		run: func(ctx context.Context, _ confirmArg, _ store.HubBackup) (backupResult, error) {
+		question: always[noArgs]("Back up the Hubitat hub's database now? It takes up to 5 minutes on a big hub; the file is kept in hamcp's data folder."),
+		run: func(ctx context.Context, _ noArgs, _ store.HubBackup) (backupResult, error) {
 			d.Log(ctx, "info", CompHubAdmin, "Creating hub backup...")
 			data, err := d.Hub.Backup(ctx)
 			if err != nil {
@@ -165,11 +173,11 @@ type maintenanceResult struct {
 }
 
 // maintenance is reboot_hub, shutdown_hub and zwave_repair: one POST, any reply is success.
-func maintenance(d Deps, name, title, description, level, logMsg string, destructive bool, call func(*hubitat.Client, context.Context) error,
+func maintenance(d Deps, name, title, description, question, level, logMsg string, destructive bool, call func(*hubitat.Client, context.Context) error,
 	failHint string, done maintenanceResult) *toolkit.Tool {
-	return adminWrite(d, writeSpec[confirmArg, maintenanceResult]{
-		name: name, title: title, description: description + writeChecklist, destructive: destructive,
-		run: func(ctx context.Context, _ confirmArg, b store.HubBackup) (maintenanceResult, error) {
+	return adminWrite(d, writeSpec[noArgs, maintenanceResult]{
+		name: name, title: title, description: description + writeChecklist, destructive: destructive, question: always[noArgs](question),
+		run: func(ctx context.Context, _ noArgs, b store.HubBackup) (maintenanceResult, error) {
 			d.Log(ctx, level, CompHubAdmin, logMsg)
 			if err := call(d.Hub, ctx); err != nil {
 				return maintenanceResult{}, d.adminFailed(ctx, title, err, false, failHint)
@@ -185,6 +193,7 @@ func rebootHub(d Deps) *toolkit.Tool {
 	return maintenance(d, "hubitat_reboot_hub", "Reboot the Hubitat hub",
 		"DESTRUCTIVE: reboot the Hubitat hub. It is unreachable for 1–3 minutes; every automation, rule and device message "+
 			"stops meanwhile and the radios restart. Hubitat tools fail fast until it is back.",
+		"Reboot the Hubitat hub? It is unreachable for 1–3 minutes; its automations, rules and devices stop meanwhile.",
 		"warn", "Hub reboot initiated by hamcp", true, (*hubitat.Client).Reboot,
 		"reboot the hub from its web UI (Settings → Reboot Hub) instead",
 		maintenanceResult{Message: "Hub reboot initiated. The hub will be unreachable for 1-3 minutes.",
@@ -195,6 +204,7 @@ func shutdownHub(d Deps) *toolkit.Tool {
 	return maintenance(d, "hubitat_shutdown_hub", "Shut down the Hubitat hub",
 		"EXTREME: power the Hubitat hub OFF. It does NOT come back by itself: someone must unplug and replug it. Everything "+
 			"the hub runs stops until then. Not a reboot (hubitat_reboot_hub); tell the user it will not restart.",
+		"Shut the Hubitat hub down? It powers OFF and does not come back by itself: someone must unplug and replug it.",
 		"warn", "Hub SHUTDOWN initiated by hamcp: the hub will NOT restart by itself", true, (*hubitat.Client).Shutdown,
 		"shut the hub down from its web UI instead",
 		maintenanceResult{Message: "Hub shutdown initiated. The hub will power off and will NOT restart automatically.",
@@ -205,6 +215,7 @@ func zwaveRepair(d Deps) *toolkit.Tool {
 	return maintenance(d, "hubitat_zwave_repair", "Repair the Z-Wave network",
 		"Start a Z-Wave network repair on the Hubitat hub, in the background: 5–30 minutes or more, during which Z-Wave "+
 			"devices may not respond. Do not start another until it finishes (hubitat_get_zwave_details shows it).",
+		"Start a Z-Wave network repair on the Hubitat hub? Z-Wave devices may not respond for 5–30 minutes or more.",
 		"info", "Z-Wave repair initiated by hamcp", false, (*hubitat.Client).ZWaveRepair,
 		"start it from the hub's web UI (Settings → Z-Wave Details → Repair)",
 		maintenanceResult{Message: "Z-Wave network repair started. This process runs in the background.",
@@ -214,7 +225,6 @@ func zwaveRepair(d Deps) *toolkit.Tool {
 }
 
 type installArgs struct {
-	confirmArg
 	Source string `json:"source" jsonschema:"the complete Groovy source, starting with its definition(...)" validate:"required,max=1048576"`
 }
 
@@ -247,6 +257,9 @@ func installCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 			"Id. The hub compiles it first and refuses code that does not compile. Code runs with the hub's full rights: install " +
 			"only code the user gave or approved line by line. To change existing code use hubitat_update_" + string(kind) + "_code." +
 			writeChecklist,
+		question: func(a installArgs) string {
+			return fmt.Sprintf("Install new %s code (%d bytes of Groovy) on the Hubitat hub? It runs with the hub's full rights once used.", kind, len(a.Source))
+		},
 		summary: func(a installArgs) string { return fmt.Sprintf(`{"source": "%d bytes"}`, len(a.Source)) },
 		run: func(ctx context.Context, a installArgs, b store.HubBackup) (codeWrite, error) {
 			d.Log(ctx, "info", CompHubAdmin, "Installing new "+string(kind)+"...")
@@ -263,13 +276,11 @@ func installCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 }
 
 type updateAppArgs struct {
-	confirmArg
 	AppID  string `json:"appId" jsonschema:"the app code's id from hubitat_list_hub_apps" validate:"required,numeric,max=12"`
 	Source string `json:"source" jsonschema:"the complete new Groovy source (not a diff)" validate:"required,max=1048576"`
 }
 
 type updateDriverArgs struct {
-	confirmArg
 	DriverID string `json:"driverId" jsonschema:"the driver code's id from hubitat_list_hub_drivers" validate:"required,numeric,max=12"`
 	Source   string `json:"source" jsonschema:"the complete new Groovy source (not a diff)" validate:"required,max=1048576"`
 }
@@ -294,6 +305,7 @@ func updateCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 	name := "hubitat_update_" + string(kind) + "_code"
 	if kind == hubitat.AppCode {
 		return adminWrite(d, writeSpec[updateAppArgs, codeWrite]{name: name, title: title, description: description, destructive: true,
+			question: func(a updateAppArgs) string { return replaceQuestion(kind, a.AppID, a.Source) },
 			summary: func(a updateAppArgs) string {
 				return fmt.Sprintf(`{"appId": %q, "source": "%d bytes"}`, a.AppID, len(a.Source))
 			},
@@ -303,6 +315,7 @@ func updateCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 		})
 	}
 	return adminWrite(d, writeSpec[updateDriverArgs, codeWrite]{name: name, title: title, description: description, destructive: true,
+		question: func(a updateDriverArgs) string { return replaceQuestion(kind, a.DriverID, a.Source) },
 		summary: func(a updateDriverArgs) string {
 			return fmt.Sprintf(`{"driverId": %q, "source": "%d bytes"}`, a.DriverID, len(a.Source))
 		},
@@ -313,12 +326,10 @@ func updateCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 }
 
 type deleteAppArgs struct {
-	confirmArg
 	AppID string `json:"appId" jsonschema:"the app code's id from hubitat_list_hub_apps" validate:"required,numeric,max=12"`
 }
 
 type deleteDriverArgs struct {
-	confirmArg
 	DriverID string `json:"driverId" jsonschema:"the driver code's id from hubitat_list_hub_drivers" validate:"required,numeric,max=12"`
 }
 
@@ -344,14 +355,24 @@ func deleteCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 	name := "hubitat_delete_" + string(kind)
 	if kind == hubitat.AppCode {
 		return adminWrite(d, writeSpec[deleteAppArgs, codeWrite]{name: name, title: title, description: description, destructive: true,
+			question: func(a deleteAppArgs) string { return deleteQuestion(kind, a.AppID) },
 			run: func(ctx context.Context, a deleteAppArgs, b store.HubBackup) (codeWrite, error) {
 				return run(ctx, a.AppID, b)
 			},
 		})
 	}
 	return adminWrite(d, writeSpec[deleteDriverArgs, codeWrite]{name: name, title: title, description: description, destructive: true,
+		question: func(a deleteDriverArgs) string { return deleteQuestion(kind, a.DriverID) },
 		run: func(ctx context.Context, a deleteDriverArgs, b store.HubBackup) (codeWrite, error) {
 			return run(ctx, a.DriverID, b)
 		},
 	})
+}
+
+func replaceQuestion(kind hubitat.CodeKind, id, source string) string {
+	return fmt.Sprintf("Replace the code of Hubitat %s %s with %d bytes of new Groovy? Everything using it runs the new code at once.", kind, id, len(source))
+}
+
+func deleteQuestion(kind hubitat.CodeKind, id string) string {
+	return fmt.Sprintf("Delete the code of Hubitat %s %s for good? Only a hub backup brings it back.", kind, id)
 }

@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
-	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
@@ -38,28 +41,43 @@ func withAdmin(read, write bool) func(*hubitattools.Deps) {
 	return func(d *hubitattools.Deps) { d.AdminRead, d.AdminWrite = read, write }
 }
 
-// clock is a fake clock the tests move to age a backup.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock() *clock { return &clock{now: time.Now()} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func withClock(c *clock) func(*hubitattools.Deps) {
+func withClock(c *fakeclock.Clock) func(*hubitattools.Deps) {
 	return func(d *hubitattools.Deps) { d.Now = c.Now }
+}
+
+// hubAdmin is the permission category the admin write tools need.
+var hubAdmin = hubitattools.HubAdminCategory.Category
+
+// asking is a client whose user is asked in the client (MCP elicitation) and gives answer,
+// counting the questions.
+type asking struct {
+	mu     sync.Mutex
+	answer string
+	asked  []string
+}
+
+func (a *asking) handler(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, req.Params.Message)
+	if a.answer != "accept" {
+		return &mcp.ElicitResult{Action: a.answer}, nil
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
+}
+
+func (a *asking) questions() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.asked...)
+}
+
+// session opens a session on f whose user answers in the client, holding the hub_admin grant.
+func (a *asking) session(t testing.TB, f *tooltest.Fixture) *tooltest.Session {
+	t.Helper()
+	s := f.SessionWith(t, &mcp.ClientOptions{ElicitationHandler: a.handler})
+	s.Grant(t, hubAdmin)
+	return s
 }
 
 var writeTools = []struct {
@@ -98,66 +116,78 @@ func with(args map[string]any, kv ...any) map[string]any {
 	return out
 }
 
-// TestAdminWriteGatesRefuse: every admin write tool refuses, and never reaches the hub, when any
-// gate is closed: no hub_admin grant, the option off, confirm missing or false, no backup through
-// hamcp, or one older than an hour.
+// TestAdminWriteGatesRefuse: every admin write tool refuses, and never reaches the hub, unless
+// every gate is open: the option, the hub_admin grant, a backup through hamcp within the hour, and
+// the user's own yes to the call. The model's confirm=true opens none of them.
 func TestAdminWriteGatesRefuse(t *testing.T) {
 	t.Parallel()
-	// A store holding a backup taken two hours ago by the fake clock's reckoning.
+	// A store holding a backup taken two hours ago by the fake clock's reckoning, and one with a
+	// backup taken now.
 	aged := privateStore(t)
-	clk := newClock()
+	clk := fakeclock.New(time.Now())
 	if _, err := aged.SaveHubBackup(context.Background(), clk.Now(), []byte("old backup")); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(BackupWindowPlus(time.Minute))
+	fresh := privateStore(t)
+	if _, err := fresh.SaveHubBackup(context.Background(), time.Now(), []byte("new backup")); err != nil {
+		t.Fatal(err)
+	}
 	h, c := newHub(t, simhub.Options{}, hubitat.Options{}) // its own hub, so that its request counts are this test's
 	off := served(withClient(c), withStore(privateStore(t)), withAdmin(true, false))
-	on := served(withClient(c), withStore(privateStore(t)), withAdmin(true, true))
+	none := served(withClient(c), withStore(privateStore(t)), withAdmin(true, true))
 	old := served(withClient(c), withStore(aged), withAdmin(true, true), withClock(clk))
+	ready := served(withClient(c), withStore(fresh), withAdmin(true, true))
 	for _, w := range writeTools {
 		t.Run(w.name, func(t *testing.T) {
 			t.Parallel()
 			yes := with(w.args, "confirm", true)
 			// With the option on, the user's grant comes first: without it nothing else is looked at.
-			e := on.Session(t).Fail(t, w.name, yes)
+			e := ready.Session(t).Fail(t, w.name, yes)
 			if e.Code != "permission_required" || e.Details["category"] != "hub_admin" {
 				t.Errorf("no grant: %+v", e)
 			}
 			// With the option off the user is never asked for a grant that could not be used.
-			if e := off.Session(t).Fail(t, w.name, yes); e.Code != "tool_not_enabled" {
-				t.Errorf("option off, no grant: %+v, want tool_not_enabled before any grant request", e)
+			if e := off.Session(t).Fail(t, w.name, yes); e.Code != "tool_not_enabled" || !strings.Contains(e.Message, "hubitat_admin_write") {
+				t.Errorf("option off, no grant: %+v, want tool_not_enabled naming the option before any grant request", e)
 			}
-			cases := []struct {
-				name string
-				f    *tooltest.Fixture
-				args map[string]any
-				want tooltest.ErrCase
-			}{
-				{"option off", off, yes, tooltest.ErrCase{Code: "tool_not_enabled", Contains: "hubitat_admin_write"}},
-				{"option off beats no confirm", off, with(w.args, "confirm", false), tooltest.ErrCase{Code: "tool_not_enabled", Contains: "add-on's Configuration"}},
-				{"confirm false", on, with(w.args, "confirm", false), tooltest.ErrCase{Code: "confirmation_required", Field: "confirm", Contains: "explicit yes"}},
-				{"confirm missing", on, w.args, tooltest.ErrCase{Code: "invalid_argument", Field: "confirm", Contains: "required"}},
+			type gateCase struct {
+				name   string
+				f      *tooltest.Fixture
+				answer string // what the user says when asked in the client; "" = a client that cannot ask
+				args   map[string]any
+				want   tooltest.ErrCase
+				asked  bool // whether the user was asked before the refusal
+			}
+			cases := []gateCase{
+				{"option off", off, "accept", yes, tooltest.ErrCase{Code: "tool_not_enabled", Contains: "add-on's Configuration"}, false},
+				{"the user declines", ready, "decline", w.args, tooltest.ErrCase{Code: "confirmation_declined", Contains: "the user declined"}, true},
+				{"the user declines whatever the model says", ready, "decline", yes, tooltest.ErrCase{Code: "confirmation_declined"}, true},
+				{"the user dismisses the question", ready, "cancel", yes, tooltest.ErrCase{Code: "confirmation_declined"}, true},
+				// A client that cannot ask: the call waits for the user's approval in the panel or on the page.
+				{"confirm=true without the user", ready, "", yes, tooltest.ErrCase{Code: "confirmation_required", Contains: "Hubitat"}, false},
 			}
 			if w.name != "hubitat_create_hub_backup" {
+				next := "hubitat_create_hub_backup"
 				cases = append(cases,
-					struct {
-						name string
-						f    *tooltest.Fixture
-						args map[string]any
-						want tooltest.ErrCase
-					}{"no backup", on, yes, tooltest.ErrCase{Code: "backup_required", Contains: "hubitat_create_hub_backup"}},
-					struct {
-						name string
-						f    *tooltest.Fixture
-						args map[string]any
-						want tooltest.ErrCase
-					}{"backup older than an hour", old, yes, tooltest.ErrCase{Code: "backup_required", Contains: "more than an hour ago"}},
+					gateCase{"no backup", none, "accept", yes, tooltest.ErrCase{Code: "backup_required", Contains: next}, false},
+					gateCase{"backup older than an hour", old, "accept", yes, tooltest.ErrCase{Code: "backup_required", Contains: "more than an hour ago"}, false},
 				)
 			}
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
 					c.want.Tool, c.want.Args = w.name, c.args
-					c.want.Check(t, c.f.Granted(t, permission.HubAdmin))
+					user := &asking{answer: c.answer}
+					var s *tooltest.Session
+					if c.answer == "" {
+						s = c.f.Granted(t, hubAdmin)
+					} else {
+						s = user.session(t, c.f)
+					}
+					c.want.Check(t, s)
+					if q := user.questions(); (len(q) > 0) != c.asked {
+						t.Errorf("the user was asked %q; want asked: %v", q, c.asked)
+					}
 				})
 			}
 		})
@@ -180,9 +210,10 @@ func TestAdminWriteToolsOnTheirOwnHub(t *testing.T) {
 	t.Parallel()
 	h, c := newHub(t, simhub.Options{Username: "owner", Password: "own-hub-pw"}, hubitat.Options{})
 	st := privateStore(t)
-	clk := newClock()
-	s := served(withClient(c), withStore(st), withAdmin(true, true), withClock(clk)).Granted(t, permission.HubAdmin)
-	yes := map[string]any{"confirm": true}
+	clk := fakeclock.New(time.Now())
+	user := &asking{answer: "accept"}
+	s := user.session(t, served(withClient(c), withStore(st), withAdmin(true, true), withClock(clk)))
+	yes := map[string]any{} // the user says yes in the client; the model has nothing to add
 
 	var b struct {
 		Success   bool   `json:"success"`
@@ -281,12 +312,15 @@ func TestAdminWriteToolsOnTheirOwnHub(t *testing.T) {
 	if !strings.Contains(rb.Message, "1-3 minutes") || rb.LastBackup == "" {
 		t.Errorf("reboot result %+v", rb)
 	}
-	eventually(t, "the hub to go down", h.Down)
-	eventually(t, "the hub to come back", func() bool { return !h.Down() && c.Cache().Live() })
+	if q := user.questions(); len(q) == 0 || !strings.Contains(q[len(q)-1], "Reboot the Hubitat hub?") {
+		t.Errorf("the user was asked %q before the reboot", q)
+	}
+	testkit.Eventually(t, "the hub to go down", h.Down)
+	testkit.Eventually(t, "the hub to come back", func() bool { return !h.Down() && c.Cache().Live() })
 
 	// Shutdown: it stays down, and a backup then fails with "do not proceed".
 	s.OK(t, "hubitat_shutdown_hub", yes, nil)
-	eventually(t, "the hub to power off", h.Down)
+	testkit.Eventually(t, "the hub to power off", h.Down)
 	e := s.Fail(t, "hubitat_create_hub_backup", yes)
 	if e.Code != "backend_unavailable" || !strings.Contains(e.Hint, "do NOT proceed") {
 		t.Errorf("backup of a hub that is off: %+v", e)

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
@@ -237,7 +238,7 @@ func TestDeviceAllowList(t *testing.T) {
 	}
 	c.Start(context.Background())
 	t.Cleanup(func() { c.Close() })
-	eventually(t, "the allow-listed client's cache", c.Cache().Live)
+	testkit.Eventually(t, "the allow-listed client's cache", c.Cache().Live)
 	s := served(withClient(c)).Session(t)
 
 	var out toolkit.List[deviceRow]
@@ -308,7 +309,7 @@ func TestSendCommand(t *testing.T) {
 				t.Errorf("the hub's %s is %q, want %q", tc.attr, v, tc.want)
 			}
 			// The event comes back over the eventsocket into the cache the read tools use.
-			eventually(t, "the cache to see "+tc.attr+" "+tc.want, func() bool {
+			testkit.Eventually(t, "the cache to see "+tc.attr+" "+tc.want, func() bool {
 				d, _ := client.Cache().Get(id)
 				a, _ := d.Attribute(tc.attr)
 				return a.Value.String() == tc.want

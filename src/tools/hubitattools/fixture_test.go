@@ -20,7 +20,7 @@ package hubitattools_test
 //   - newHub(t, simOpts, clientOpts) starts a separate hub and a started client (closed at the
 //     end of the test); clientOpts may set Devices (the hubitat_devices allow-list) or Events.
 //     withClient(c) is the mod that serves the tools over c.
-//   - eventually(t, what, cond) waits (bounded) for something the live link does in the background.
+//   - testkit.Eventually(t, what, cond) waits (bounded) for something the live link does in the background.
 
 import (
 	"context"
@@ -122,16 +122,4 @@ func served(mods ...func(*hubitattools.Deps)) *tooltest.Fixture {
 // withClient serves the tools over c (a client of a hub from newHub).
 func withClient(c *hubitat.Client) func(*hubitattools.Deps) {
 	return func(d *hubitattools.Deps) { d.Hub = c }
-}
-
-// eventually waits up to 5 s for cond.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

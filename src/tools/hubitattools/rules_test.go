@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
@@ -413,7 +414,7 @@ func TestCreatedRuleRuns(t *testing.T) {
 	s.OK(t, "hubitat_create_rule", obj("name", "button off", "triggers", list(pushed(1)),
 		"actions", list(obj("type", "device_command", "deviceId", "1", "command", "off"))), nil)
 	s.OK(t, "hubitat_send_command", obj("deviceId", "17", "command", "push", "parameters", list("1")), nil)
-	eventually(t, "the rule to switch the lamp off", func() bool { v, _ := r.hub.Attribute(1, "switch"); return v == "off" })
+	testkit.Eventually(t, "the rule to switch the lamp off", func() bool { v, _ := r.hub.Attribute(1, "switch"); return v == "off" })
 }
 
 // Export, then import into a hub where the devices have other ids: every reference is remapped,
@@ -465,7 +466,7 @@ func TestRunawayRuleIsStoppedAndTheUserSeesWhy(t *testing.T) {
 	s.OK(t, "hubitat_send_command", obj("deviceId", "3", "command", "on"), nil)
 
 	var diag rules.Diagnostics
-	eventually(t, "the runaway to be stopped", func() bool {
+	testkit.Eventually(t, "the runaway to be stopped", func() bool {
 		diag = rules.Diagnostics{}
 		s.OK(t, "hubitat_get_rule_diagnostics", obj("ruleId", id), &diag)
 		return !diag.Rule.Enabled && diag.Rule.DisabledReason != "" && !diag.Running && diag.Queued == 0

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/store"
@@ -51,7 +52,7 @@ func TestLockCodesNeverReachTheModel(t *testing.T) {
 	if got := approved("hubitat_send_command", map[string]any{"deviceId": "8", "command": "setCode", "parameters": []any{"2", "5678", "Guest"}}); !strings.Contains(got, `"success":true`) {
 		t.Fatalf("setCode: %s", got)
 	}
-	eventually(t, "the cache to see the new slot", func() bool {
+	testkit.Eventually(t, "the cache to see the new slot", func() bool {
 		d, _ := c.Cache().Get("8")
 		a, _ := d.Attribute("lockCodes")
 		return strings.Contains(a.Value.String(), "Guest")

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/supervisor"
@@ -74,7 +75,7 @@ func TestModes(t *testing.T) {
 	if len(asked) != 1 || !strings.Contains(asked[0], "Night") {
 		t.Errorf("the user was asked %q", asked)
 	}
-	eventually(t, "the mode event", func() bool { return c.Cache().Mode() == "Night" })
+	testkit.Eventually(t, "the mode event", func() bool { return c.Cache().Mode() == "Night" })
 	for _, bad := range []tooltest.ErrCase{
 		{Name: "unknown mode", Tool: "hubitat_set_mode", Args: map[string]any{"mode": "Party"}, Code: "invalid_argument", Field: "mode", Contains: "Day, Evening, Night, Away"},
 		{Name: "a mode id is not a name", Tool: "hubitat_set_mode", Args: map[string]any{"mode": "4"}, Code: "invalid_argument", Field: "mode"},
@@ -235,7 +236,7 @@ func TestHubRebootMidSession(t *testing.T) {
 	before := c.Status().Reconnects
 
 	done := h.Reboot()
-	eventually(t, "the hub to go down", h.Down)
+	testkit.Eventually(t, "the hub to go down", h.Down)
 	// A sensor reports while hamcp cannot hear it.
 	if err := h.SetAttribute(12, "motion", "active", true); err != nil {
 		t.Fatal(err)
@@ -259,7 +260,7 @@ func TestHubRebootMidSession(t *testing.T) {
 		}
 	}
 	<-done
-	eventually(t, "the live link to come back", func() bool {
+	testkit.Eventually(t, "the live link to come back", func() bool {
 		st := c.Status()
 		return st.Reconnects > before && st.Link == "connected" && st.CacheLive
 	})
