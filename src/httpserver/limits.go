@@ -93,9 +93,9 @@ func (s *Server) admitMessages(c echo.Context, body []byte) bool {
 }
 
 // admitBody reads a POST body (within the body limit and read deadline), puts it back for the
-// transport, and passes it through admitMessages. It reports whether the request may go on;
-// when not, the answer has been written.
-func (s *Server) admitBody(c echo.Context) bool {
+// transport, and passes it through admitMessages. It returns the body and whether the request
+// may go on; when not, the answer has been written.
+func (s *Server) admitBody(c echo.Context) ([]byte, bool) {
 	r := c.Request()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -110,10 +110,10 @@ func (s *Server) admitBody(c echo.Context) bool {
 		default:
 			_ = refusal(c, http.StatusBadRequest, "the request body could not be read")
 		}
-		return false
+		return nil, false
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	return s.admitMessages(c, body)
+	return body, s.admitMessages(c, body)
 }
 
 // tooLarge answers a body over the limit.

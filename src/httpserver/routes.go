@@ -1,10 +1,8 @@
 package httpserver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -38,11 +36,10 @@ func (s *Server) mcp(c echo.Context) error {
 		}
 		return s.sessionRequest(c, sid, s.stateful)
 	}
-	if !s.admitBody(c) {
+	body, ok := s.admitBody(c)
+	if !ok {
 		return nil
 	}
-	body, _ := io.ReadAll(r.Body) // admitBody left it in memory
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	version := r.Header.Get("MCP-Protocol-Version")
 	msgs, errs, isBatch, fatal := parseBody(body)
 	if fatal != nil {

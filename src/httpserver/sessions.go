@@ -232,7 +232,7 @@ func (s *Server) legacySSE(c echo.Context) error {
 		if sid == "" {
 			return refusal(c, http.StatusBadRequest, "sessionid is required: use the endpoint the /sse stream announced")
 		}
-		if !s.admitBody(c) {
+		if _, ok := s.admitBody(c); !ok {
 			return nil
 		}
 		return s.sessionRequest(c, sid, s.sse)
