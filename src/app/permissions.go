@@ -10,12 +10,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/hamcp/hamcp/src/approval"
+	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/httpserver"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
-	"github.com/hamcp/hamcp/src/tools/permtools"
 )
 
 // haNotifier posts permission requests as Home Assistant persistent notifications. The model can read
@@ -108,8 +108,8 @@ func (a *App) startApprovals(base string, ln net.Addr) {
 func requestRoutes(m *permission.Manager) func(g *echo.Group) {
 	return func(g *echo.Group) {
 		g.GET("/api/permissions/requests", func(c echo.Context) error {
-			ti := httpserver.TokenInfo(c.Request())
-			return c.JSON(http.StatusOK, map[string]any{"requests": m.PendingFor(permtools.Identity(ti))})
+			owner := authn.PrincipalOf(httpserver.TokenInfo(c.Request())).Owner()
+			return c.JSON(http.StatusOK, map[string]any{"requests": m.PendingFor(owner)})
 		})
 		answer := func(approve bool) echo.HandlerFunc {
 			return func(c echo.Context) error {
@@ -118,7 +118,7 @@ func requestRoutes(m *permission.Manager) func(g *echo.Group) {
 					return c.JSON(http.StatusForbidden, map[string]any{"error": "a token cannot approve permission requests: " +
 						"the user approves on the approval page (the link in the permission_required error) or in the hamcp panel"})
 				}
-				err := m.DenyAsOwner(c.Request().Context(), id, permtools.Identity(httpserver.TokenInfo(c.Request())))
+				err := m.DenyAsOwner(c.Request().Context(), id, authn.PrincipalOf(httpserver.TokenInfo(c.Request())).Owner())
 				switch {
 				case errors.Is(err, permission.ErrNotOwner):
 					return c.JSON(http.StatusForbidden, map[string]any{"error": err.Error()})

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -20,12 +21,17 @@ import (
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
-// tokenSet is a verifier for the tokens of a test: each names a grant, as OAuth and HA tokens do.
+// tokenSet is a verifier for the tokens of a test: each belongs to its own OAuth grant of one user.
 type tokenSet map[string]string
 
+// grantPrincipal is the caller behind every token of one OAuth grant.
+func grantPrincipal(grant string) *authn.Principal {
+	return &authn.Principal{Kind: authn.KindOAuth, UserID: "u-alex", Scopes: []string{authn.ScopeFull}, GrantID: grant}
+}
+
 func (ts tokenSet) Verify(_ context.Context, token string) (*auth.TokenInfo, error) {
-	if gk, ok := ts[token]; ok {
-		return &auth.TokenInfo{UserID: "u-alex", Scopes: []string{authn.ScopeFull}, Extra: map[string]any{"grant_key": gk}}, nil
+	if grant, ok := ts[token]; ok {
+		return grantPrincipal(grant).TokenInfo(time.Time{}), nil
 	}
 	return nil, errors.New("unknown token")
 }
@@ -48,7 +54,7 @@ func TestRequestRoutes(t *testing.T) {
 		}
 		return re.RequestID
 	}
-	reqA, reqB := ask("mcp:session-of-a", "grant-a"), ask("mcp:session-of-b", "grant-b")
+	reqA, reqB := ask("mcp:session-of-a", grantPrincipal("grant-a").Owner()), ask("mcp:session-of-b", grantPrincipal("grant-b").Owner())
 	srv := httpserver.New(httpserver.Options{
 		Builder:     mcpserver.New(mcpserver.Options{Name: "hamcp", Version: "test", Registry: toolkit.NewRegistry()}),
 		Verifier:    authn.Chain{tokenSet{"tok-a": "grant-a", "tok-b": "grant-b"}},

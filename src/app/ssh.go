@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/sshserver"
 )
@@ -22,9 +23,9 @@ func (a *App) ServeSSH(ctx context.Context, listen string) (addr string, wait fu
 		AuthorizedKeys: a.Config.SSHAuthorizedKeys,
 		HostKeyPath:    filepath.Join(a.Config.DataDir, "ssh_host_ed25519_key"),
 		Logger:         a.Logger.With("component", "ssh"),
-		Serve: func(ctx context.Context, rw io.ReadWriteCloser, sessionKey, user string) error {
-			a.Logger.Info("ssh session", "user", user)
-			return a.ServeConn(ctx, rw, rw, sessionKey)
+		Serve: func(ctx context.Context, rw io.ReadWriteCloser, sessionKey string, who *authn.Principal) error {
+			a.Logger.Info("ssh session", "user", who.String())
+			return a.ServeConn(authn.WithPrincipal(ctx, who), rw, rw, sessionKey)
 		},
 	})
 	if err != nil {

@@ -58,19 +58,5 @@ const (
 	ScopeReadOnly = "hamcp:read"
 )
 
-// ReadOnly reports whether a token only grants read-only access.
-func ReadOnly(info *auth.TokenInfo) bool {
-	if info == nil {
-		return false
-	}
-	full, read := false, false
-	for _, s := range info.Scopes {
-		switch s {
-		case ScopeFull:
-			full = true
-		case ScopeReadOnly:
-			read = true
-		}
-	}
-	return read && !full
-}
+// ReadOnly reports whether a token only grants read-only access (Principal.ReadOnly).
+func ReadOnly(info *auth.TokenInfo) bool { return PrincipalOf(info).ReadOnly() }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 )
 
 // haAPI is a loopback server answering GET /api/ like Home Assistant: 200 for the good token,
@@ -52,8 +54,8 @@ func checkVia(url string) TokenCheck {
 
 func TestHATokenCaching(t *testing.T) {
 	srv, calls := haAPI(t, "good")
-	now := time.Unix(1000, 0)
-	v := &HAToken{Check: checkVia(srv.URL), TTL: time.Minute, NegTTL: 10 * time.Second, Now: func() time.Time { return now }}
+	clock := fakeclock.New(time.Unix(1000, 0))
+	v := &HAToken{Check: checkVia(srv.URL), TTL: time.Minute, NegTTL: 10 * time.Second, Now: clock.Now}
 	ctx := context.Background()
 	steps := []struct {
 		token     string
@@ -69,12 +71,12 @@ func TestHATokenCaching(t *testing.T) {
 		{"bad", 6 * time.Second, ErrInvalidToken, 4}, // negative cache expired
 	}
 	for i, s := range steps {
-		now = now.Add(s.advance)
+		clock.Advance(s.advance)
 		info, err := v.Verify(ctx, s.token)
 		if !errors.Is(err, s.wantErr) {
 			t.Fatalf("step %d: err %v, want %v", i, err, s.wantErr)
 		}
-		if err == nil && (info.UserID != "ha-user:u1" || info.Extra["grant_key"] == nil) {
+		if p := PrincipalOf(info); err == nil && (info.UserID != "ha-user:u1" || p.Kind != KindHAToken || p.UserID != "u1" || p.GrantID != Fingerprint(s.token)) {
 			t.Fatalf("step %d: token info %+v", i, info)
 		}
 		if got := calls.Load(); got != s.wantCalls {

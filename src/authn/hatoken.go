@@ -47,11 +47,7 @@ func (h *HAToken) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 	}
 	fp := Fingerprint(token)
 	info := func(user string) *auth.TokenInfo {
-		return &auth.TokenInfo{
-			UserID: "ha-user:" + user,
-			Scopes: []string{ScopeFull},
-			Extra:  map[string]any{"kind": "ha_token", "grant_key": "ha-token:" + fp},
-		}
+		return (&Principal{Kind: KindHAToken, UserID: user, Scopes: []string{ScopeFull}, GrantID: fp}).TokenInfo(time.Time{})
 	}
 	h.mu.Lock()
 	if h.cache == nil {

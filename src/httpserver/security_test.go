@@ -23,11 +23,11 @@ import (
 // the OAuth verifier names the grant ("oauth:<family>") and its scope, the HA token verifier the
 // token's fingerprint. All but "bob" belong to the same HA user.
 var credentials = map[string]*auth.TokenInfo{
-	"full":     {UserID: "alice", Scopes: []string{authn.ScopeFull}, Extra: map[string]any{"kind": "oauth", "grant_key": "oauth:family-1"}},
-	"readonly": {UserID: "alice", Scopes: []string{authn.ScopeReadOnly}, Extra: map[string]any{"kind": "oauth", "grant_key": "oauth:family-2"}},
-	"hatoken":  {UserID: "alice", Scopes: []string{authn.ScopeFull}, Extra: map[string]any{"kind": "ha_token", "grant_key": "ha-token:" + authn.Fingerprint("hatoken")}},
-	"hatoken2": {UserID: "alice", Scopes: []string{authn.ScopeFull}, Extra: map[string]any{"kind": "ha_token", "grant_key": "ha-token:" + authn.Fingerprint("hatoken2")}},
-	"bob":      {UserID: "bob", Scopes: []string{authn.ScopeFull}, Extra: map[string]any{"kind": "ha_token", "grant_key": "ha-token:" + authn.Fingerprint("bob")}},
+	"full":     (&authn.Principal{Kind: authn.KindOAuth, UserID: "alice", Scopes: []string{authn.ScopeFull}, GrantID: "family-1"}).TokenInfo(time.Time{}),
+	"readonly": (&authn.Principal{Kind: authn.KindOAuth, UserID: "alice", Scopes: []string{authn.ScopeReadOnly}, GrantID: "family-2"}).TokenInfo(time.Time{}),
+	"hatoken":  (&authn.Principal{Kind: authn.KindHAToken, UserID: "alice", Scopes: []string{authn.ScopeFull}, GrantID: authn.Fingerprint("hatoken")}).TokenInfo(time.Time{}),
+	"hatoken2": (&authn.Principal{Kind: authn.KindHAToken, UserID: "alice", Scopes: []string{authn.ScopeFull}, GrantID: authn.Fingerprint("hatoken2")}).TokenInfo(time.Time{}),
+	"bob":      (&authn.Principal{Kind: authn.KindHAToken, UserID: "bob", Scopes: []string{authn.ScopeFull}, GrantID: authn.Fingerprint("bob")}).TokenInfo(time.Time{}),
 }
 
 type credentialVerifier struct{}

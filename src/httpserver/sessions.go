@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/mcpserver"
 )
 
@@ -29,23 +28,10 @@ const (
 	DefaultMaxSessionsPerToken = 32
 )
 
-// credential names the exact credential behind a request. Tokens are never stored: an OAuth
-// grant is named by its grant id, an HA token by its fingerprint (authn.Fingerprint), both found
-// in the grant_key the verifiers set. "" means no credential at all (--no-auth on loopback).
-func credential(ti *auth.TokenInfo) string {
-	if ti == nil {
-		return ""
-	}
-	id := "user:" + ti.UserID
-	if gk, ok := ti.Extra["grant_key"].(string); ok && gk != "" {
-		id = gk
-	} else if kind, _ := ti.Extra["kind"].(string); kind != "" {
-		id = kind + ":" + ti.UserID
-	}
-	scopes := slices.Clone(ti.Scopes)
-	slices.Sort(scopes)
-	return id + "|" + ti.UserID + "|" + strings.Join(scopes, " ")
-}
+// credential names the exact credential behind a request, secret-free: the same OAuth grant and
+// scopes, the same HA token, the same ingress user (authn.Principal.Credential). "" means no
+// credential at all (--no-auth on loopback).
+func credential(ti *auth.TokenInfo) string { return authn.PrincipalOf(ti).Credential() }
 
 type boundSession struct{ cred, ip string }
 

@@ -10,8 +10,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/src/authn"
+	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -175,23 +178,19 @@ func cacheHints(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 
 // RequestKey is the grant scope of a tool call: the connection's key (stdio, SSH, legacy SSE)
 // or the MCP session id (Streamable HTTP). Sessionless HTTP requests (one POST, no initialize)
-// are scoped to the bearer token's grant key, so a grant lasts across requests.
+// are scoped to the caller's token or OAuth grant, so a grant lasts across requests. A session
+// this package never saw connect, or a caller with nothing that outlives a connection, gets "":
+// nothing another session could also land on.
 func (b *Builder) RequestKey(req *mcp.CallToolRequest) string {
+	session := ""
 	if req.Session != nil {
-		if k := b.sess.key(req.Session); k != "" {
-			return k
-		}
-		if id := req.Session.ID(); id != "" {
-			return "mcp:" + id
+		if session = b.sess.key(req.Session); session == "" && req.Session.ID() != "" {
+			session = "mcp:" + req.Session.ID()
 		}
 	}
-	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
-		if gk, ok := req.Extra.TokenInfo.Extra["grant_key"].(string); ok && gk != "" {
-			return "token:" + gk
-		}
-		return "token:" + req.Extra.TokenInfo.UserID
+	var ti *auth.TokenInfo
+	if req.Extra != nil {
+		ti = req.Extra.TokenInfo
 	}
-	// A session this package never saw connect has no key of its own to share: refuse to
-	// scope it to anything another session could also land on.
-	return ""
+	return permission.ScopeOf(authn.PrincipalOf(ti), session).Key()
 }

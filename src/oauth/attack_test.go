@@ -166,7 +166,7 @@ func TestAuthorizeFloodDisplacesOnlyTheFlooder(t *testing.T) {
 			start(b)
 		}
 	}
-	now := e.clock.now()
+	now := e.clock.Now()
 	for _, st := range states[:len(states)-maxLoginsPerAddr] {
 		if _, ok := e.srv.logins.get(st, now); ok {
 			t.Fatal("an early flood login is still pending")
@@ -375,14 +375,14 @@ func TestGrantLifetime(t *testing.T) {
 	c := e.register(claudeCallback, "Claude")
 	tok := e.grant(c)
 	for range 3 {
-		e.clock.add(25 * 24 * time.Hour)
+		e.clock.Advance(25 * 24 * time.Hour)
 		next, err := e.refresh(c, tok.RefreshToken)
 		if err != nil {
 			t.Fatalf("refresh within the lifetime: %v", err)
 		}
 		tok = next
 	}
-	e.clock.add(15*24*time.Hour + time.Second)
+	e.clock.Advance(15*24*time.Hour + time.Second)
 	if st := e.mcpStatus(tok.AccessToken); st != http.StatusUnauthorized {
 		t.Fatalf("access token past the grant's lifetime: %d", st)
 	}
@@ -402,7 +402,7 @@ func TestAccessTokenEndsWithTheGrant(t *testing.T) {
 	if left := time.Until(tok.Expiry); left > 31*time.Minute {
 		t.Fatalf("access token lives %s past a 30-minute grant", left)
 	}
-	e.clock.add(30*time.Minute + time.Second)
+	e.clock.Advance(30*time.Minute + time.Second)
 	if st := e.mcpStatus(tok.AccessToken); st != http.StatusUnauthorized {
 		t.Fatalf("access token past the grant's lifetime: %d", st)
 	}
@@ -478,7 +478,7 @@ func TestRefreshGrace(t *testing.T) {
 			if st != http.StatusOK {
 				t.Fatalf("first refresh: %d %v", st, first)
 			}
-			e.clock.add(tt.advance)
+			e.clock.Advance(tt.advance)
 			st, again := tt.replay(e, c, tok.RefreshToken)
 			newAccess, _ := first["access_token"].(string)
 			if tt.same {
@@ -567,7 +567,7 @@ func TestRefusedLoginsReturnToClient(t *testing.T) {
 		{"expired before the Home Assistant login", func(t *testing.T) landing {
 			b := newBrowser(t)
 			haPage := b.get(c.authURL(oauth2.GenerateVerifier(), "st-1"), claudeCallback)
-			e.clock.add(loginTTL + time.Second)
+			e.clock.Advance(loginTTL + time.Second)
 			action, f := formFields(haPage.body)
 			f.Set("username", "ada")
 			f.Set("password", "ada-pw")
@@ -576,7 +576,7 @@ func TestRefusedLoginsReturnToClient(t *testing.T) {
 		{"expired on the consent page", func(t *testing.T) landing {
 			b := newBrowser(t)
 			page := e.loginAtHA(b, c.authURL(oauth2.GenerateVerifier(), "st-1"), "ada", "ada-pw", claudeCallback)
-			e.clock.add(loginTTL + time.Second)
+			e.clock.Advance(loginTTL + time.Second)
 			path, f := formFields(page.body)
 			f.Set("action", "allow")
 			return b.postForm(e.issuer+path, f, claudeCallback)

@@ -123,6 +123,23 @@ func TestClaudeFlowWithDCR(t *testing.T) {
 	if e.mcpStatus(tok2.AccessToken) != 200 {
 		t.Fatal("refreshed access token refused")
 	}
+	// Both access tokens name the same caller and the same grant: a grant made with one holds for the other.
+	var principals []*authn.Principal
+	for _, access := range []string{tok.AccessToken, tok2.AccessToken} {
+		ti, err := e.srv.Verifier().Verify(ctx, access)
+		if err != nil {
+			t.Fatal(err)
+		}
+		principals = append(principals, authn.PrincipalOf(ti))
+	}
+	p := principals[0]
+	if p.Kind != authn.KindOAuth || p.UserID != "u-admin" || p.UserName != "Ada Admin" || p.ClientID != reg.ClientID || p.ClientName != "Claude" ||
+		p.GrantID == "" || p.ReadOnly() || p.String() != "Ada Admin (u-admin) via Claude" {
+		t.Fatalf("principal = %+v", p)
+	}
+	if q := principals[1]; q.Credential() != p.Credential() || q.Grant() != p.Grant() || q.Owner() != p.Owner() {
+		t.Fatalf("refreshed token's principal %+v differs from %+v", q, p)
+	}
 
 	// 10. Revoke → 401.
 	form := strings.NewReader("token=" + tok2.RefreshToken + "&token_type_hint=refresh_token&client_id=" + reg.ClientID)
@@ -149,7 +166,7 @@ func TestRefreshReuseRevokesTheGrant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.clock.add(refreshGrace + time.Second)
+	e.clock.Advance(refreshGrace + time.Second)
 	if _, err := e.refresh(c, tok.RefreshToken); oauthErrorCode(err) != "invalid_grant" {
 		t.Fatalf("old refresh token: %v, want invalid_grant", err)
 	}

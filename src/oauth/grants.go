@@ -25,9 +25,6 @@ type family struct {
 // end is when the grant stops, however often it was refreshed (Options.GrantLifetime).
 func (s *Server) grantEnd(f family) time.Time { return f.created.Add(s.o.GrantLifetime) }
 
-// grantKey is the permission-grant key for sessionless calls made with this grant's tokens.
-func grantKey(familyID string) string { return "oauth:" + familyID }
-
 func (s *Server) issueTokens(ctx context.Context, tx *sql.Tx, f family, now time.Time) (*tokenResponse, error) {
 	end := s.grantEnd(f)
 	accessExp := now.Add(s.o.AccessTTL)
@@ -72,12 +69,13 @@ func (v verifier) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 		return nil, authn.ErrNotMine
 	}
 	var (
-		expiresAt, revoked, created                        int64
-		familyID, clientID, userID, userName, scope, resrc string
+		expiresAt, revoked, created                                    int64
+		familyID, clientID, clientName, userID, userName, scope, resrc string
 	)
-	err := v.s.db.QueryRowContext(ctx, `SELECT a.expires_at, f.family_id, f.client_id, f.user_id, f.user_name, f.scope, f.resource, f.revoked_at, f.created_at
-		FROM oauth_access_tokens a JOIN oauth_families f ON f.family_id = a.family_id WHERE a.token_hash = ?`, hashSecret(token)).
-		Scan(&expiresAt, &familyID, &clientID, &userID, &userName, &scope, &resrc, &revoked, &created)
+	err := v.s.db.QueryRowContext(ctx, `SELECT a.expires_at, f.family_id, f.client_id, COALESCE(c.name, ''), f.user_id, f.user_name, f.scope, f.resource, f.revoked_at, f.created_at
+		FROM oauth_access_tokens a JOIN oauth_families f ON f.family_id = a.family_id
+		LEFT JOIN oauth_clients c ON c.client_id = f.client_id WHERE a.token_hash = ?`, hashSecret(token)).
+		Scan(&expiresAt, &familyID, &clientID, &clientName, &userID, &userName, &scope, &resrc, &revoked, &created)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, authn.ErrInvalidToken
@@ -92,17 +90,9 @@ func (v verifier) Verify(ctx context.Context, token string) (*auth.TokenInfo, er
 		// Audience check: a token issued for another resource URL (hamcp moved) is not for us.
 		return nil, authn.ErrInvalidToken
 	}
-	return &auth.TokenInfo{
-		Scopes:     strings.Fields(scope),
-		Expiration: time.UnixMilli(expiresAt),
-		UserID:     userID,
-		Extra: map[string]any{
-			"kind":      "oauth",
-			"grant_key": grantKey(familyID),
-			"client_id": clientID,
-			"user_name": userName,
-		},
-	}, nil
+	p := &authn.Principal{Kind: authn.KindOAuth, UserID: userID, UserName: userName, ClientID: clientID, ClientName: clientName,
+		Scopes: strings.Fields(scope), GrantID: familyID}
+	return p.TokenInfo(time.UnixMilli(expiresAt)), nil
 }
 
 // revoke is POST /revoke (RFC 7009). Revoking either token of a grant ends the whole grant. Unknown

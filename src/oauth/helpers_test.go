@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -28,6 +27,8 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/hamcp/hamcp/dev/sim/haauth"
+	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/httpserver"
 	"github.com/hamcp/hamcp/src/mcpserver"
@@ -43,14 +44,6 @@ var haUsers = []haauth.User{
 
 const claudeCallback = "https://claude.ai/api/mcp/auth_callback"
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
 // env is one simulated Home Assistant plus one hamcp (HTTP server, OAuth, SQLite store) on loopback.
 type env struct {
 	t         *testing.T
@@ -61,7 +54,7 @@ type env struct {
 	storePath string
 	st        *store.Store
 	srv       *Server
-	clock     *clock
+	clock     *fakeclock.Clock
 	opts      func(*Options)
 	stop      func()
 	haDown    atomic.Bool // the simulated HA refuses WebSocket connections
@@ -73,7 +66,7 @@ const haAdminLLAT = "llat-hamcp-admin"
 
 func newEnv(t *testing.T, opts func(*Options)) *env {
 	t.Helper()
-	e := &env{t: t, clock: &clock{t: time.Now()}, opts: opts}
+	e := &env{t: t, clock: fakeclock.New(time.Now()), opts: opts}
 	e.ha = haauth.New(haUsers)
 	mux := http.NewServeMux()
 	e.ha.Register(mux)
@@ -100,7 +93,7 @@ func (e *env) start(ln net.Listener) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Store: st, Issuer: e.issuer, HAInternalURL: e.haURL, Now: e.clock.now, Logger: slog.New(slog.DiscardHandler), HACommand: e.haCommand}
+	o := Options{Store: st, Issuer: e.issuer, HAInternalURL: e.haURL, Now: e.clock.Now, Logger: slog.New(slog.DiscardHandler), HACommand: e.haCommand}
 	if e.opts != nil {
 		e.opts(&o)
 	}
@@ -140,16 +133,10 @@ func (e *env) start(ln net.Listener) {
 func (e *env) restart() {
 	e.stop()
 	var ln net.Listener
-	var err error
-	for range 50 {
-		if ln, err = net.Listen("tcp", e.addr); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	testkit.EventuallyNoError(e.t, "listening again on "+e.addr, func() (err error) {
+		ln, err = net.Listen("tcp", e.addr)
+		return err
+	})
 	e.start(ln)
 }
 

@@ -72,7 +72,7 @@ func TestTokenRefusals(t *testing.T) {
 		{"expired code", func(t *testing.T) (string, error) {
 			v := oauth2.GenerateVerifier()
 			code := e.code(c, v)
-			e.clock.add(codeTTL + time.Second)
+			e.clock.Advance(codeTTL + time.Second)
 			_, err := e.exchange(c, code, v)
 			return "invalid_grant", err
 		}},

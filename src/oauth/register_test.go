@@ -163,7 +163,7 @@ func TestSweepForgetsDeadGrants(t *testing.T) {
 			t.Fatalf("%s is empty before the sweep", tb)
 		}
 	}
-	e.clock.add(defaultRefreshTTL + 3*24*time.Hour)
+	e.clock.Advance(defaultRefreshTTL + 3*24*time.Hour)
 	e.register(claudeCallback, "Fresh") // triggers the sweep
 	want := map[string]int{"oauth_clients": 1, "oauth_codes": 0, "oauth_families": 0, "oauth_access_tokens": 0, "oauth_refresh_tokens": 0}
 	for tb, n := range want {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/store"
 )
 
@@ -71,7 +72,7 @@ func TestAskModeRefusedUntilGranted(t *testing.T) {
 				!grants[0].ExpiresAt.Equal(t0.Add(8*time.Hour)) {
 				t.Fatalf("Grants = %+v, want one filesystem grant via %s expiring after 8h", grants, tc.via)
 			}
-			eventually(t, "the notification to be withdrawn", func() bool { return f.inbox.wasWithdrawn(first.RequestID) })
+			testkit.Eventually(t, "the notification to be withdrawn", func() bool { return f.inbox.wasWithdrawn(first.RequestID) })
 			if len(f.m.Pending()) != 0 {
 				t.Fatalf("pending after grant: %+v", f.m.Pending())
 			}
@@ -300,7 +301,7 @@ func TestEndSessionClears(t *testing.T) {
 	if err := f.m.Approve(ctx, db.RequestID, admin); !errors.Is(err, ErrUnknownRequest) {
 		t.Fatalf("approving an ended session's request: %v", err)
 	}
-	eventually(t, "the ended session's notification to be withdrawn", func() bool { return f.inbox.wasWithdrawn(db.RequestID) })
+	testkit.Eventually(t, "the ended session's notification to be withdrawn", func() bool { return f.inbox.wasWithdrawn(db.RequestID) })
 	// A key reused after the end starts fresh: no grant, and the denial is gone too.
 	asRequired(t, f.m.Authorize(ctx, req("s1", Filesystem)))
 	asRequired(t, f.m.Authorize(ctx, req("s1", Command)))

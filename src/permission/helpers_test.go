@@ -9,28 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/store"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
-
-// testClock is the injected clock: tests move time forward instead of sleeping.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // inbox is where the user reads notifications: it keeps what the Manager posts and what it takes down.
 type inbox struct {
@@ -104,7 +87,7 @@ func (b *inbox) wasWithdrawn(id string) bool {
 
 type fixture struct {
 	m     *Manager
-	clock *testClock
+	clock *fakeclock.Clock
 	inbox *inbox
 	store *store.Store
 	path  string
@@ -118,7 +101,7 @@ func newFixture(t testing.TB, o Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{clock: &testClock{t: t0}, inbox: &inbox{}, store: st, path: path}
+	f := &fixture{clock: fakeclock.New(t0), inbox: &inbox{}, store: st, path: path}
 	o.Store, o.Notifier, o.Clock = st, f.inbox, f.clock.Now
 	if o.Link == nil {
 		o.Link = func(secret string) string { return linkBase + secret }
@@ -169,18 +152,6 @@ func asDenied(t *testing.T, err error) *DeniedError {
 		t.Fatalf("got %v (%T), want *DeniedError", err, err)
 	}
 	return de
-}
-
-// eventually waits for background work (notification withdrawal) to land.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for: %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func accept(context.Context, string) (bool, error)  { return true, nil }

@@ -43,12 +43,12 @@ type Options struct {
 
 // Request is one privileged tool call asking to go ahead.
 type Request struct {
-	SessionKey  string // MCP session id; for sessionless HTTP the token's grant key (see TokenKey)
+	SessionKey  string // where grants are filed: Scope.Key
 	Client      string // client name/version for the audit log
 	Tool        string
 	Category    Category
 	ArgsSummary string // short, secret-free summary
-	// Owner names the credential behind the session (a token's grant key); "" for stdio and SSH. Only
+	// Owner names the credential behind the session (authn.Principal.Owner); "" for stdio and SSH. Only
 	// the owner may deny the session's requests besides the user on the page or in the panel.
 	Owner string
 	// Elicit asks the user through the MCP client (form mode); nil when the client cannot. It returns

@@ -75,7 +75,7 @@ func TestPanelRevokesPersistedTokenGrants(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, Options{})
 	ctx := context.Background()
-	key := TokenKey("oauth:family-1")
+	key := Scope{Grant: "oauth:family-1"}.Key()
 	id := asRequired(t, f.m.Authorize(ctx, req(key, Command))).RequestID
 	if err := f.m.Approve(ctx, id, Approver{Via: ViaPanel, UserID: "u-1"}); err != nil {
 		t.Fatal(err)

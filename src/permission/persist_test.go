@@ -11,7 +11,7 @@ import (
 func TestTokenGrantsSurviveRestart(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{})
-	token := TokenKey("grant-42")
+	token := Scope{Grant: "grant-42"}.Key()
 	for _, key := range []string{token, "mcp-session-1"} {
 		re := asRequired(t, f.m.Authorize(ctx, req(key, Filesystem)))
 		if err := f.m.Approve(ctx, re.RequestID, admin); err != nil {
@@ -63,7 +63,7 @@ func TestTokenGrantsSurviveRestart(t *testing.T) {
 func TestTokenGrantRenewalReplacesTheStoredOne(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, Options{GrantTTL: time.Hour})
-	token := TokenKey("g")
+	token := Scope{Grant: "g"}.Key()
 	re := asRequired(t, f.m.Authorize(ctx, req(token, Database)))
 	f.m.Approve(ctx, re.RequestID, admin)
 	f.clock.Advance(time.Hour)

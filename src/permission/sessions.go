@@ -6,14 +6,48 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/store"
 )
 
-const tokenPrefix = "token:"
+// Scope is where a caller's permission grants are filed.
+type Scope struct {
+	// Session is the key of the MCP session the call belongs to (stdio, SSH, Streamable HTTP,
+	// legacy SSE): its grants end with the session.
+	Session string
+	// Grant, for a sessionless HTTP call, names the OAuth grant or token the call was made with
+	// (authn.Principal.Grant): its grants last across requests and survive a restart until they
+	// expire. Never the token itself.
+	Grant string
+}
 
-// TokenKey is the session key for sessionless HTTP calls made with one OAuth grant or token: grants made
-// under it survive a restart until they expire. id must identify the grant, never be the token itself.
-func TokenKey(id string) string { return tokenPrefix + id }
+// ScopeOf is the scope of a call by p: its session when it has one (session is the transport's key
+// for it), else p's grant. The zero Scope (no session, nobody) files nothing: Key is "".
+func ScopeOf(p *authn.Principal, session string) Scope {
+	if session != "" {
+		return Scope{Session: session}
+	}
+	return Scope{Grant: p.Grant()}
+}
+
+// Key is the scope as the session key the Manager's methods take (Request.SessionKey), "" for the
+// zero Scope. How a grant's scope is written is the Manager's own business: read it only through
+// Scope.
+func (s Scope) Key() string {
+	switch {
+	case s.Session != "":
+		return s.Session
+	case s.Grant != "":
+		return tokenPrefix + s.Grant
+	}
+	return ""
+}
+
+// tokenPrefix marks the keys of grant scopes, the ones written to the store
+// (permission_grants.grant_key): "token:ha-token:<fingerprint>", "token:oauth:<family id>", and
+// for a token known only by its user "token:<user id>". Rows written by earlier builds use the same
+// form, so they keep loading.
+const tokenPrefix = "token:"
 
 func isTokenKey(key string) bool { return strings.HasPrefix(key, tokenPrefix) }
 

@@ -9,6 +9,8 @@ import (
 	"unicode"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 // AuthorizedKey is one usable line of authorized_keys.
@@ -24,12 +26,9 @@ type AuthorizedKey struct {
 	from            fromPatterns
 }
 
-// User is how the key is named in logs and the audit trail: fingerprint, then the comment.
-func (k *AuthorizedKey) User() string {
-	if k.Comment == "" {
-		return k.Fingerprint
-	}
-	return k.Fingerprint + " " + k.Comment
+// Principal is the caller who logged in with the key.
+func (k *AuthorizedKey) Principal() *authn.Principal {
+	return &authn.Principal{Kind: authn.KindSSH, KeyFingerprint: k.Fingerprint, KeyComment: k.Comment}
 }
 
 // allows reports why the key may not log in from addr at now, or nil.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 func TestParseAuthorizedKeys(t *testing.T) {
@@ -107,8 +109,9 @@ func TestAuthorizedKeyFields(t *testing.T) {
 	if !got.NoTouchRequired {
 		t.Error("no-touch-required not recorded")
 	}
-	if got.User() != got.Fingerprint+" bob @ desk" {
-		t.Errorf("User() = %q", got.User())
+	if p := got.Principal(); p.Kind != authn.KindSSH || p.KeyFingerprint != got.Fingerprint || p.KeyComment != "bob @ desk" ||
+		p.String() != got.Fingerprint+" bob @ desk" {
+		t.Errorf("Principal() = %+v (%s)", p, p)
 	}
 	local := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 5}
 	if err := got.allows(local, time.Date(2030, 1, 1, 0, 0, 0, 0, time.Local)); err != nil {

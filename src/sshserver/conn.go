@@ -85,7 +85,7 @@ func (s *Server) handleConn(ctx context.Context, nc net.Conn) {
 			active.Add(1)
 			sessions.Go(func() {
 				defer active.Add(-1)
-				s.runSession(ctx, ch, creqs, key.User(), log)
+				s.runSession(ctx, ch, creqs, key.Principal(), log)
 			})
 		case <-ctx.Done():
 			drainUntilSessionsEnd(chans, &sessions)

@@ -23,6 +23,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 // clientKey is an SSH key pair made for one test, with the private half on disk for ssh -i.
@@ -119,7 +121,7 @@ func (l *lockedBuffer) String() string {
 }
 
 // mcpServe is the Options.Serve the tests use: a small go-sdk server with one tool.
-func (ts *testServer) mcpServe(ctx context.Context, rw io.ReadWriteCloser, sessionKey, user string) error {
+func (ts *testServer) mcpServe(ctx context.Context, rw io.ReadWriteCloser, sessionKey string, who *authn.Principal) error {
 	ts.served.Add(1)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "hamcp-ssh-test", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "whoami", Description: "reports the SSH session key and user"},
@@ -127,7 +129,7 @@ func (ts *testServer) mcpServe(ctx context.Context, rw io.ReadWriteCloser, sessi
 			if in.Grant {
 				ts.grants.grant(sessionKey)
 			}
-			return nil, whoami{SessionKey: sessionKey, User: user, Echo: in.Echo, Granted: ts.grants.has(sessionKey)}, nil
+			return nil, whoami{SessionKey: sessionKey, User: who.String(), Echo: in.Echo, Granted: ts.grants.has(sessionKey)}, nil
 		})
 	err := srv.Run(ctx, &mcp.IOTransport{Reader: rw, Writer: rw})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
@@ -289,21 +291,4 @@ func dialGoErr(addr string, auth ...ssh.AuthMethod) (*ssh.Client, error) {
 		HostKeyCallback: ssh.InsecureIgnoreHostKey(),
 		Timeout:         10 * time.Second,
 	})
-}
-
-// eventually retries f until it succeeds or 10s pass; for state the server updates after a
-// client goes away.
-func eventually(t *testing.T, what string, f func() error) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after 10s: %v", what, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -11,9 +11,11 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
-func noopServe(context.Context, io.ReadWriteCloser, string, string) error { return nil }
+func noopServe(context.Context, io.ReadWriteCloser, string, *authn.Principal) error { return nil }
 
 func TestHostKeyCreatedOnceAndReused(t *testing.T) {
 	key := newClientKey(t, "")

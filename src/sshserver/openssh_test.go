@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // These tests drive the real OpenSSH client, as Claude Desktop does.
@@ -175,7 +177,7 @@ func TestOpenSSHConnectionCap(t *testing.T) {
 	}
 
 	_ = held[0].Close()
-	eventually(t, "a connection after one was closed", func() error {
+	testkit.EventuallyNoError(t, "a connection after one was closed", func() error {
 		code, _, stderr := runSSH(t, ts.sshCommand(t, ctx, key, nil), "")
 		if code != 0 {
 			return fmt.Errorf("ssh exit %d: %s", code, stderr)

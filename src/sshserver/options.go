@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 // Defaults for the zero values in Options.
@@ -36,10 +38,10 @@ type Options struct {
 	IdleTimeout time.Duration
 	Logger      *slog.Logger
 	// Serve runs one MCP stdio session over rw until rw reaches EOF or ctx ends. sessionKey is
-	// unique per SSH session (so each SSH session holds its own permission grants); user names the
-	// key that logged in (fingerprint and comment) for the audit log. A nil error becomes exit
-	// status 0, anything else exit status 1.
-	Serve func(ctx context.Context, rw io.ReadWriteCloser, sessionKey, user string) error
+	// unique per SSH session (so each SSH session holds its own permission grants); who is the
+	// key that logged in (fingerprint and comment). A nil error becomes exit status 0, anything
+	// else exit status 1.
+	Serve func(ctx context.Context, rw io.ReadWriteCloser, sessionKey string, who *authn.Principal) error
 }
 
 // withDefaults fills zero values and refuses values that cannot be meant.

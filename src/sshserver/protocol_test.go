@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 // These tests use x/crypto's SSH client over loopback where exact protocol replies matter.
@@ -78,7 +81,7 @@ func TestExitStatus(t *testing.T) {
 	key := newClientKey(t, "")
 	ts := startServer(t, key.authorized, func(o *Options) {
 		// A line-echoing Serve that fails when told to, standing in for an MCP session.
-		o.Serve = func(ctx context.Context, rw io.ReadWriteCloser, _, _ string) error {
+		o.Serve = func(ctx context.Context, rw io.ReadWriteCloser, _ string, _ *authn.Principal) error {
 			defer rw.Close()
 			line, err := bufio.NewReader(rw).ReadString('\n')
 			if err != nil {
@@ -179,7 +182,7 @@ func TestSessionsPerConnection(t *testing.T) {
 		t.Fatalf("session %d on one connection was accepted", maxSessionsPerConn+1)
 	}
 	open[0].Close()
-	eventually(t, "a session after one closed", func() error {
+	testkit.EventuallyNoError(t, "a session after one closed", func() error {
 		s, err := client.NewSession()
 		if err == nil {
 			s.Close()
@@ -208,7 +211,7 @@ func TestIdleTimeout(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("an idle connection was still open 10s after a 500ms idle timeout")
 	}
-	eventually(t, "the idle close is logged", func() error {
+	testkit.EventuallyNoError(t, "the idle close is logged", func() error {
 		if !strings.Contains(ts.logs.String(), "closed after being idle") {
 			return errors.New("not logged yet")
 		}
@@ -240,7 +243,7 @@ func TestHandshakeTimeout(t *testing.T) {
 			t.Fatal("the server kept a silent connection open for 10s despite a 200ms handshake timeout")
 		}
 	}
-	eventually(t, "the slot is free again", func() error {
+	testkit.EventuallyNoError(t, "the slot is free again", func() error {
 		c, err := dialGoErr(ts.addr, ssh.PublicKeys(key.signer))
 		if err == nil {
 			c.Close()
@@ -301,8 +304,8 @@ func TestKeyOptionsEnforced(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := startServer(t, tc.keys, func(o *Options) {
-				o.Serve = func(_ context.Context, rw io.ReadWriteCloser, _, user string) error {
-					_, err := io.WriteString(rw, user)
+				o.Serve = func(_ context.Context, rw io.ReadWriteCloser, _ string, who *authn.Principal) error {
+					_, err := io.WriteString(rw, who.String())
 					return err
 				}
 			})

@@ -12,12 +12,14 @@ import (
 	"sync"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 // runSession serves one session channel. The first exec (any command), shell, or "mcp"
 // subsystem request starts the MCP session; every other request is refused. The exit status is
 // sent when the MCP session ends.
-func (s *Server) runSession(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.Request, user string, log *slog.Logger) {
+func (s *Server) runSession(ctx context.Context, ch ssh.Channel, reqs <-chan *ssh.Request, who *authn.Principal, log *slog.Logger) {
 	defer ch.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -46,7 +48,7 @@ func (s *Server) runSession(ctx context.Context, ch ssh.Channel, reqs <-chan *ss
 			sessionKey = newSessionKey()
 			log.Info("MCP session over SSH started", "session", sessionKey, "request", req.Type)
 			done = make(chan error, 1)
-			go func() { done <- s.serveOne(ctx, ch, sessionKey, user) }()
+			go func() { done <- s.serveOne(ctx, ch, sessionKey, who) }()
 		case err := <-done:
 			status := uint32(0)
 			if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
@@ -63,13 +65,13 @@ func (s *Server) runSession(ctx context.Context, ch ssh.Channel, reqs <-chan *ss
 
 // serveOne runs Options.Serve, turning a panic into a failed session: one broken MCP session
 // must not take the whole add-on down with it.
-func (s *Server) serveOne(ctx context.Context, ch ssh.Channel, sessionKey, user string) (err error) {
+func (s *Server) serveOne(ctx context.Context, ch ssh.Channel, sessionKey string, who *authn.Principal) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("MCP session panicked: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return s.opts.Serve(ctx, &channelRW{ch: ch}, sessionKey, user)
+	return s.opts.Serve(ctx, &channelRW{ch: ch}, sessionKey, who)
 }
 
 // startsSession decides whether req may start the MCP session. The command text of exec is

@@ -7,6 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 // Call is what a handler may know about the request it serves: who, which session, and how to
@@ -68,6 +70,11 @@ func (c *Call) TokenInfo() *auth.TokenInfo {
 	}
 	return c.req.Extra.TokenInfo
 }
+
+// Principal is the caller behind an HTTP request, as its token's verifier named it; nil for
+// --no-auth, and for stdio and SSH, whose calls carry no token: authn.Caller(ctx, c.TokenInfo())
+// also finds the principal their connection's context carries.
+func (c *Call) Principal() *authn.Principal { return authn.PrincipalOf(c.TokenInfo()) }
 
 // Progress sends a progress notification when the client asked for them; it is a no-op otherwise.
 func (c *Call) Progress(ctx context.Context, progress, total float64, message string) {

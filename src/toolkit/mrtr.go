@@ -137,11 +137,7 @@ func (c *Call) beginRound(args map[string]any) error {
 // scope. Each part is length-prefixed so no two calls share a binding.
 func (c *Call) binding(args map[string]any) []byte {
 	a, _ := json.Marshal(args)
-	parts := []string{c.Tool, string(a), c.SessionKey}
-	if ti := c.TokenInfo(); ti != nil {
-		gk, _ := ti.Extra["grant_key"].(string)
-		parts = append(parts, ti.UserID, gk)
-	}
+	parts := []string{c.Tool, string(a), c.SessionKey, c.Principal().Credential()}
 	var b []byte
 	for _, s := range parts {
 		b = binary.BigEndian.AppendUint32(b, uint32(len(s)))

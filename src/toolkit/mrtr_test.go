@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/src/authn"
 )
 
 func TestRequestStateBinding(t *testing.T) {
@@ -12,6 +16,15 @@ func TestRequestStateBinding(t *testing.T) {
 		c := &Call{Tool: tool, SessionKey: scope}
 		return c.binding(map[string]any{"name": args})
 	}
+	// bindAs is the same call made in one session with the token p's verifier issued.
+	bindAs := func(p *authn.Principal) []byte {
+		c := &Call{Tool: "ha_manage_shopping_list", SessionKey: "mcp:s1",
+			req: &mcp.CallToolRequest{Extra: &mcp.RequestExtra{TokenInfo: p.TokenInfo(time.Time{})}}}
+		return c.binding(map[string]any{"name": "milk"})
+	}
+	haToken := &authn.Principal{Kind: authn.KindHAToken, UserID: "u-1", Scopes: []string{authn.ScopeFull}, GrantID: authn.Fingerprint("t1")}
+	full := &authn.Principal{Kind: authn.KindOAuth, UserID: "u-1", Scopes: []string{authn.ScopeFull}, GrantID: "family-1"}
+	readOnly := &authn.Principal{Kind: authn.KindOAuth, UserID: "u-1", Scopes: []string{authn.ScopeReadOnly}, GrantID: "family-1"}
 	mine := bind("ha_manage_shopping_list", "milk", "token:a")
 	st := roundState{ID: "n1", Exp: time.Now().Add(time.Minute).Unix(), Ask: questionID("Remove milk?", "Yes"), Answers: map[string]bool{"q0": true}}
 	sealed := sealState(st, mine)
@@ -26,6 +39,12 @@ func TestRequestStateBinding(t *testing.T) {
 		{"other arguments", sealed, bind("ha_manage_shopping_list", "bread", "token:a"), false},
 		{"another tool", sealed, bind("ha_todo", "milk", "token:a"), false},
 		{"another credential", sealed, bind("ha_manage_shopping_list", "milk", "token:b"), false},
+		{"the session's own HA token", sealState(st, bindAs(haToken)), bindAs(haToken), true},
+		{"another HA token of the same user in the session", sealState(st, bindAs(haToken)),
+			bindAs(&authn.Principal{Kind: authn.KindHAToken, UserID: "u-1", Scopes: []string{authn.ScopeFull}, GrantID: authn.Fingerprint("t2")}), false},
+		{"an OAuth token of the same user in the session", sealState(st, bindAs(haToken)), bindAs(full), false},
+		{"the same OAuth grant with other scopes", sealState(st, bindAs(full)), bindAs(readOnly), false},
+		{"no token (stdio) for a token's state", sealState(st, bindAs(haToken)), bind("ha_manage_shopping_list", "milk", "mcp:s1"), false},
 		// Length prefixes keep parts from sliding into each other.
 		{"parts shifted", sealed, bind("ha_manage_shopping_list", "milk", "token:a\x00"), false},
 		{"answers edited", sealState(roundState{ID: "n1", Exp: st.Exp, Ask: st.Ask, Answers: map[string]bool{"q0": true, "q1": true}}, mine)[:len(payload)+1] + mac, mine, false},

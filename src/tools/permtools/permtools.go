@@ -8,8 +8,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
-
+	"github.com/hamcp/hamcp/src/authn"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -25,19 +24,6 @@ type Gate struct {
 
 var _ toolkit.Gate = Gate{}
 
-// Identity names the credential behind a request: the token's grant key (one per token or OAuth
-// grant), else its user. It owns the requests its sessions make: it may list and deny them, never
-// approve them, and no other credential may touch them.
-func Identity(ti *auth.TokenInfo) string {
-	if ti == nil {
-		return ""
-	}
-	if gk, ok := ti.Extra["grant_key"].(string); ok && gk != "" {
-		return gk
-	}
-	return ti.UserID
-}
-
 // Authorize asks the manager, passing the ways this client can put the question to its user: a form
 // (elicitation) or hamcp's approval page (URL-mode elicitation).
 func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary string) error {
@@ -47,7 +33,7 @@ func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary string) er
 		Tool:        c.Tool,
 		Category:    permission.Category(c.Category),
 		ArgsSummary: summary,
-		Owner:       Identity(c.TokenInfo()),
+		Owner:       authn.Caller(ctx, c.TokenInfo()).Owner(),
 	}
 	if c.CanElicit() {
 		req.Elicit = func(ctx context.Context, message string) (bool, error) {
