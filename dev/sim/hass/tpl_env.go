@@ -31,10 +31,11 @@ var tplConfig = config.New()
 var tplEnv = sync.OnceValue(func() *exec.Environment {
 	logging.SetEnabled(false) // gonja logs type mismatches it then handles
 	tags := map[string]parser.ControlStructureParser{}
-	for _, name := range []string{"if", "for", "set", "raw", "macro", "with", "break", "continue"} {
+	for _, name := range []string{"if", "for", "raw", "macro", "break", "continue"} {
 		p, _ := controlStructures.All.Get(name)
 		tags[name] = p
 	}
+	tags["set"], tags["with"] = parseSet, parseWith // ours: the rewriter reaches their expressions
 	fs := map[string]exec.FilterFunction{}
 	for name, f := range filters {
 		fs[name] = bridge(f)

@@ -1,9 +1,9 @@
 package hass
 
 import (
-	"reflect"
-	"unsafe"
+	"fmt"
 
+	controlStructures "github.com/nikolalohinski/gonja/v2/builtins/control_structures"
 	"github.com/nikolalohinski/gonja/v2/exec"
 	"github.com/nikolalohinski/gonja/v2/nodes"
 	"github.com/nikolalohinski/gonja/v2/tokens"
@@ -15,7 +15,9 @@ import (
 // print Go-style. HA users see Python's semantics and errors, so after
 // parsing every expression is rewritten into calls of hidden filters
 // ("$bin", "$attr", "$call", ...) that evaluate it the way Jinja does. The
-// '$' names cannot be written in a template.
+// '$' names cannot be written in a template. The rewriter only touches
+// exported AST fields: gonja's own tags that keep theirs unexported (set,
+// with) are replaced by ours in tpl_tags.go.
 
 type rewriter struct{ err error }
 
@@ -38,68 +40,68 @@ func (w *rewriter) nodes(ns []nodes.Node) {
 				x.Alternative = hidden(w.expr(x.Alternative), "$str")
 			}
 		case *nodes.ControlStructureBlock:
-			if v := reflect.ValueOf(x.ControlStructure); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
-				w.fields(v.Elem())
-			}
+			w.tag(x.ControlStructure)
 		case *nodes.Wrapper:
 			w.nodes(x.Nodes)
 		}
 	}
 }
 
-// fields rewrites a control structure's expressions and bodies. gonja
-// keeps some of them unexported (set, with), hence the unsafe access.
-func (w *rewriter) fields(s reflect.Value) {
-	t := s.Type()
-	for i := range t.NumField() {
-		name := t.Field(i).Name
-		if name == "target" { // set's assignment target: gonja assigns through it
-			continue
+// tag rewrites a tag's expressions and bodies, in the order they are
+// written (the first unknown filter is the one reported). Loop and macro
+// bodies start with a tick: each pass spends one step of the budget.
+func (w *rewriter) tag(cs nodes.ControlStructure) {
+	switch x := cs.(type) {
+	case *controlStructures.IfControlStructure:
+		for i, c := range x.Conditions {
+			x.Conditions[i] = hidden(w.expr(c), "$bool")
 		}
-		f := s.Field(i)
-		if !f.CanSet() {
-			f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+		for _, b := range x.Wrappers {
+			w.body(b, false)
 		}
-		mode := map[string]string{"Conditions": "$bool", "IfCondition": "$bool", "condition": "$bool", "ObjectEvaluator": "$iter"}[name]
-		switch x := f.Interface().(type) {
-		case *nodes.Wrapper:
-			if x != nil {
-				w.nodes(x.Nodes)
-				if name == "BodyWrapper" || name == "Wrapper" { // loop and macro bodies spend the step budget
-					x.Nodes = append([]nodes.Node{&nodes.ControlStructureBlock{Location: x.Location, Name: "$tick", ControlStructure: tick{x.Location}}}, x.Nodes...)
-				}
+	case *controlStructures.ForControlStructure:
+		x.ObjectEvaluator = hidden(w.expr(x.ObjectEvaluator), "$iter")
+		if x.IfCondition != nil {
+			x.IfCondition = hidden(w.expr(x.IfCondition), "$bool")
+		}
+		w.body(x.BodyWrapper, true)
+		w.body(x.EmptyWrapper, false)
+	case *controlStructures.MacroControlStructure:
+		for _, p := range x.Kwargs {
+			if p.Value != nil {
+				p.Value = w.expr(p.Value)
 			}
-		case []*nodes.Wrapper:
-			for _, wr := range x {
-				w.nodes(wr.Nodes)
-			}
-		case *nodes.Macro:
-			w.fields(reflect.ValueOf(x).Elem())
-		case []*nodes.Pair:
-			for _, p := range x {
-				if p.Value != nil {
-					p.Value = w.expr(p.Value)
-				}
-			}
-		case map[string]nodes.Expression:
-			for k, e := range x {
-				x[k] = w.expr(e)
-			}
-		case []nodes.Expression:
-			for j := range x {
-				x[j] = w.as(x[j], mode)
-			}
-		case nodes.Expression:
-			f.Set(reflect.ValueOf(w.as(x, mode)))
+		}
+		w.body(x.Wrapper, true)
+	case *setTag:
+		if x.expression != nil {
+			x.expression = w.expr(x.expression)
+		}
+		if x.condition != nil {
+			x.condition = hidden(w.expr(x.condition), "$bool")
+			x.alternative = w.expr(x.alternative)
+		}
+		w.body(x.body, false)
+	case *withTag:
+		w.exprs(x.values)
+		w.body(x.body, false)
+	case *controlStructures.RawControlStructure, *controlStructures.BreakControlStructure, *controlStructures.ContinueControlStructure:
+		// no expressions
+	default: // a tag tplEnv registers but this walk does not know: gonja changed
+		if w.err == nil {
+			w.err = &TemplateError{Kind: "TemplateError", Msg: fmt.Sprintf("the simulator cannot evaluate tag %T", cs)}
 		}
 	}
 }
 
-func (w *rewriter) as(e nodes.Expression, mode string) nodes.Expression {
-	if mode == "" {
-		return w.expr(e)
+func (w *rewriter) body(b *nodes.Wrapper, ticks bool) {
+	if b == nil {
+		return
 	}
-	return hidden(w.expr(e), mode)
+	w.nodes(b.Nodes)
+	if ticks {
+		b.Nodes = append([]nodes.Node{&nodes.ControlStructureBlock{Location: b.Location, Name: "$tick", ControlStructure: tick{b.Location}}}, b.Nodes...)
+	}
 }
 
 func (w *rewriter) node(n nodes.Node) nodes.Expression {
