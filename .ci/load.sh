@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load and soak tests (issue 15): 200 concurrent Streamable HTTP sessions × 50 cached reads with zero
+# Load and soak tests: 200 concurrent Streamable HTTP sessions × 50 cached reads with zero
 # errors, and what those sessions held (sessions, grants, Home Assistant event subscriptions) gone
 # after they disconnect; then steady load with goroutines, live heap and RSS sampled every second
 # and no growth trend. HAMCP_LOAD=full (the default here) soaks for 10 minutes; CI runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `hamcp serve` alone (issue 15): the add-on's binary (addon/compile-hamcp.sh) started against the
+# `hamcp serve` alone: the add-on's binary (addon/compile-hamcp.sh) started against the
 # simulated Home Assistant, measured from outside as a user would: exec to a healthy /mcp/health,
 # VmRSS idle, under 64 clients (sessionless and in sessions, the cached read), idle again after the
 # load, and with 1,000 open Streamable HTTP sessions (without and with their GET streams, then with

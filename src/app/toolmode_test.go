@@ -21,7 +21,7 @@ import (
 	"github.com/hamcp/hamcp/src/tools/systools"
 )
 
-// Budgets of the tool surface (issue 9): what search mode lists must stay small whatever the
+// Budgets of the tool surface: what search mode lists must stay small whatever the
 // registry grows to.
 const searchListBudget = 12 << 10
 

@@ -16,7 +16,8 @@ import (
 	"github.com/hamcp/hamcp/src/tools/systools"
 )
 
-// The tools/list budgets of issue 9, in bytes of compact JSON as a client receives them.
+// The tools/list budgets, in bytes of compact JSON as a client receives them: every tool listed is
+// paid for in every conversation's context.
 const (
 	flatBudget = 60 << 10 // every Home Assistant and root tool, listed flat
 	defBudget  = 2500     // any one tool definition

@@ -159,8 +159,8 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 // streamWriter gives every write of an answer — a JSON body, an SSE event of a stream that stays
 // open for hours — StreamWriteTimeout to reach the client. A client that stops reading fills the
 // socket's buffers, and its next write fails instead of blocking forever; the transport then ends
-// the stream and its session, and what it had queued for that client is freed (issue 15's
-// hostile-client test: six unread legacy SSE streams held 150 MB of queued answers). It is a
+// the stream and its session, and what it had queued for that client is freed (six unread
+// legacy SSE streams held 150 MB of queued answers before). It is a
 // deadline per write, set right before it, so a stream that is merely quiet is never cut.
 type streamWriter struct {
 	http.ResponseWriter

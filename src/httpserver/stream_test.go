@@ -18,7 +18,7 @@ type bigArgs struct {
 	KB int `json:"kb" validate:"min=1,max=90"`
 }
 
-// TestUnreadStreamIsEnded reproduces the hostile client of issue 15's fault tests: it opens a
+// TestUnreadStreamIsEnded reproduces a hostile client the fault tests found: it opens a
 // legacy SSE stream, never reads it, and POSTs calls whose answers queue up behind it (the
 // transport accepts every POST with 202). Six such streams held 150 MB; now the first write that
 // cannot reach the client within StreamWriteTimeout ends the stream and its session, so later

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// These tests play the attacks issue 8 lists against the OAuth endpoints, over real sockets, as a
-// stranger with no credential would, and check what the rightful user still can do.
+// These tests play the known attacks on an OAuth server against its endpoints, over real sockets, as
+// a stranger with no credential would, and check what the rightful user still can do.
 
 const (
 	attackerIP = "127.0.0.2"
