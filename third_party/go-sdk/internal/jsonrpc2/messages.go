@@ -148,6 +148,11 @@ func toWireError(err error) *WireError {
 func EncodeMessage(msg Message) ([]byte, error) {
 	wire := wireCombined{VersionTag: wireVersion}
 	msg.marshal(&wire)
+	if wire.Error == nil && (json.Valid(wire.Params) || wire.Params == nil) && (json.Valid(wire.Result) || wire.Result == nil) {
+		// The params or result are JSON already (NewCall, NewResponse marshaled them): copy
+		// them into the envelope rather than have encoding/json compact them a second time.
+		return appendEnvelope(make([]byte, 0, len(wire.Params)+len(wire.Result)+64), &wire)
+	}
 	data, err := jsonMarshal(&wire)
 	if err != nil {
 		return nil, fmt.Errorf("marshaling jsonrpc message: %w", err)
@@ -243,4 +248,30 @@ func jsonMarshal(obj any) ([]byte, error) {
 	}
 	// json.Encoder.Encode adds a trailing newline. Trim it to be consistent with json.Marshal.
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// appendEnvelope appends the wire form of a message without an error to b.
+func appendEnvelope(b []byte, w *wireCombined) ([]byte, error) {
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if w.ID != nil {
+		id, err := jsonMarshal(w.ID)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"id":`...), id...)
+	}
+	if w.Method != "" {
+		m, err := jsonMarshal(w.Method)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"method":`...), m...)
+	}
+	if len(w.Params) > 0 {
+		b = append(append(b, `,"params":`...), w.Params...)
+	}
+	if len(w.Result) > 0 {
+		b = append(append(b, `,"result":`...), w.Result...)
+	}
+	return append(b, '}'), nil
 }
