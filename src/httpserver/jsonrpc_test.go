@@ -73,16 +73,12 @@ func TestProtocolErrorsAreJSONRPC(t *testing.T) {
 		{name: "fractional id", body: `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "oversized id", body: `{"jsonrpc":"2.0","id":` + longID + `,"method":"tools/list"}`, wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "missing method", body: `{"jsonrpc":"2.0","id":2}`, wantStatus: 400, wantCode: -32600, wantID: "2"},
-		// From here on the SDK judges: dispatched, it answers like any request (200); in a session
-		// its transport refuses first (400), which hamcp sends as JSON-RPC.
-		{name: "unknown method", body: `{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate"}`, wantStatus: 200, wantCode: -32601, wantID: "8",
-			sessionStatus: 400, sessionCode: -32600, sessionID: "8"},
-		{name: "notification with id", body: `{"jsonrpc":"2.0","id":3,"method":"notifications/initialized"}`, wantStatus: 200, wantCode: -32600, wantID: "3",
-			sessionStatus: 400, sessionCode: -32600, sessionID: "3"},
+		// From here on the SDK judges, and answers a request like any other (200).
+		{name: "unknown method", body: `{"jsonrpc":"2.0","id":8,"method":"tools/frobnicate"}`, wantStatus: 200, wantCode: -32601, wantID: "8"},
+		{name: "notification with id", body: `{"jsonrpc":"2.0","id":3,"method":"notifications/initialized"}`, wantStatus: 200, wantCode: -32600, wantID: "3"},
 		{name: "wrong params type", body: `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"x"}`, wantStatus: 200, wantCode: -32602, wantID: "9"},
 		{name: "params as array", body: `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":[1]}`, wantStatus: 200, wantCode: -32602, wantID: "10"},
-		{name: "missing params", body: `{"jsonrpc":"2.0","id":11,"method":"tools/call"}`, wantStatus: 200, wantCode: -32600, wantID: "11",
-			sessionStatus: 400, sessionCode: -32600, sessionID: "11"},
+		{name: "missing params", body: `{"jsonrpc":"2.0","id":11,"method":"tools/call"}`, wantStatus: 200, wantCode: -32600, wantID: "11"},
 		{name: "empty batch", body: `[]`, wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "batch over the cap", body: batch(21), wantStatus: 400, wantCode: -32600, wantID: "null"},
 		{name: "batch", body: `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":3,"method":"nope"}]`,

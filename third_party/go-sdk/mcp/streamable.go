@@ -1485,6 +1485,17 @@ func (c *streamableServerConn) servePOST(w http.ResponseWriter, req *http.Reques
 					})
 					return
 				}
+				if protocolVersion < protocolVersion20260728 && jreq.IsCall() && len(incoming) == 1 {
+					// Before 2026-07-28 a request the server accepted is answered with a JSON-RPC
+					// response, an error included, as the session would answer it once dispatched:
+					// clients report a bare HTTP 400 as a broken transport, not a failed call.
+					code := int64(jsonrpc.CodeInvalidRequest)
+					if errors.Is(err, jsonrpc2.ErrNotHandled) {
+						code = jsonrpc.CodeMethodNotFound
+					}
+					writeJSONRPCError(w, http.StatusOK, jreq.ID, &jsonrpc.Error{Code: code, Message: err.Error()})
+					return
+				}
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
