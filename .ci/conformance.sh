@@ -15,7 +15,10 @@ trap '[ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/nul
 go build -o "$work/hamcp" ./src/cmd/hamcp
 port=$((20000 + RANDOM % 20000))
 # --tool-mode all: the suite calls its fixture tools directly, so they must be listed (the demo's hub
-# tools would otherwise put the default auto mode into search).
+# tools would otherwise put the default auto mode into search). --rate-limit 0: the suite sends
+# faster than 100 requests a minute, and opens a session per scenario without ending it; in the
+# demo it also lifts the session caps (64 per client IP), which the two releases' scenarios
+# together, or a second run, would reach.
 "$work/hamcp" demo --no-auth --conformance --tool-mode all --listen "127.0.0.1:$port" --info-file "$work/info.json" --rate-limit 0 >"$work/demo.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 150); do [ -s "$work/info.json" ] && break; sleep 0.2; done

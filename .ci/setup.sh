@@ -16,8 +16,13 @@ command -v shellcheck >/dev/null || need+=(shellcheck)
 if ((${#need[@]})); then
   echo "installing from Debian: ${need[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq "${need[@]}" >/dev/null
+  # Another install (unattended-upgrades, a second CI job) may hold dpkg's lock: wait for it (up
+  # to 10 minutes) instead of failing at once.
+  if command -v fuser >/dev/null && fuser /var/lib/dpkg/lock-frontend >/dev/null 2>&1; then
+    echo "waiting for another package install to finish (dpkg lock held)"
+  fi
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}" >/dev/null
 fi
 
 tools=.ci/node_modules

@@ -12,7 +12,7 @@ func TestDatabaseTools(t *testing.T) {
 	// The user trusts the assistant's confirm=true for deletes (confirm_trusted), so the purge below
 	// needs no answer from them; with the default options it would (src/tools/hatools/confirm_test.go).
 	// Purging is recorder.purge's rule, command, whichever tool asks.
-	e := startDemo(t, func(c *config.Config) {
+	e := startDemoWithHistory(t, func(c *config.Config) {
 		c.PermissionDatabase = "allow"
 		c.PermissionCommand = "allow"
 		c.ConfirmTrusted = []string{"delete", "change"}
@@ -57,7 +57,7 @@ func TestDatabaseTools(t *testing.T) {
 		}
 	}
 
-	// Four days of one entity come from the recorder file (ha_get_history, no grant needed).
+	// The entity's generated history comes from the recorder file (ha_get_history, no grant needed).
 	var hist struct {
 		Source   string `json:"source"`
 		Entities []struct {

@@ -3,6 +3,7 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/hamcp/hamcp/dev/demo"
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"
 )
@@ -33,8 +35,17 @@ func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
+// startDemo starts the demo without recorder history: generating it costs seconds of CPU per
+// demo under the race detector (8–12 s on a busy 2-core machine, against under one without), and
+// most tests never read it. Tests that do use startDemoWithHistory.
 func startDemo(t testing.TB, mutate func(*config.Config)) *env {
-	return startDemoWith(t, sim.Options{HistoryDays: 2}, mutate)
+	return startDemoWith(t, sim.Options{HistoryDays: -1}, mutate)
+}
+
+// startDemoWithHistory starts the demo with a day of generated recorder history, enough for the
+// history, statistics and SQL tools to find rows.
+func startDemoWithHistory(t testing.TB, mutate func(*config.Config)) *env {
+	return startDemoWith(t, sim.Options{HistoryDays: 1}, mutate)
 }
 
 func startDemoWith(t testing.TB, so sim.Options, mutate func(*config.Config)) *env {
@@ -112,7 +123,7 @@ func text(res *mcp.CallToolResult) string { return res.Content[0].(*mcp.TextCont
 
 func TestDemoEndToEnd(t *testing.T) {
 	t.Parallel()
-	e := startDemo(t, nil)
+	e := startDemoWithHistory(t, nil)
 	cs := e.client(t, nil)
 	ctx := context.Background()
 
@@ -156,19 +167,14 @@ func TestDemoEndToEnd(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("call_service: %s", text(res))
 	}
-	// The mirror follows the state_changed event; allow it a moment.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	// The mirror follows the state_changed event, on a goroutine of its own.
+	testkit.EventuallyNoError(t, target+" state after call_service", func() error {
 		var ent struct{ State string }
-		callJSON(t, cs, "ha_get_entity_details", map[string]any{"entity_id": target}, &ent)
-		if ent.State == want {
-			break
+		if callJSON(t, cs, "ha_get_entity_details", map[string]any{"entity_id": target}, &ent); ent.State != want {
+			return fmt.Errorf("%q, want %q", ent.State, want)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s state %q, want %q after call_service", target, ent.State, want)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 
 	var hist struct {
 		Entities []struct {
@@ -415,16 +421,10 @@ func TestDemoCommandInfoFileAndNoAuthRefusal(t *testing.T) {
 	}
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
 	var got map[string]any
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if b, err := os.ReadFile(info); err == nil && json.Unmarshal(b, &got) == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("info file never appeared")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, "the info file", func() bool {
+		b, err := os.ReadFile(info)
+		return err == nil && json.Unmarshal(b, &got) == nil
+	})
 	for _, k := range []string{"mcp_url", "token", "ha_url", "ha_token", "sandbox_dir"} {
 		if s, _ := got[k].(string); s == "" {
 			t.Errorf("info file lacks %s: %v", k, got)

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/config"
 )
 
@@ -47,7 +47,7 @@ func TestDemoHubitat(t *testing.T) {
 				d["ok"] = h.Backends["hubitat"].OK
 				return d
 			}
-			waitFor(t, "the hub link via "+via, func() bool { d := health(); return d["ok"] == true && d["via"] == via })
+			testkit.Eventually(t, "the hub link via "+via, func() bool { d := health(); return d["ok"] == true && d["via"] == via })
 			// Unauthenticated: neither the token nor the hub's address.
 			if d := health(); strings.Contains(jsonString(d), hub.Token()) || strings.Contains(jsonString(d), strings.TrimPrefix(hub.URL(), "http://")) {
 				t.Errorf("/mcp/health shows the Maker API token or the hub's address: %v", d)
@@ -59,7 +59,7 @@ func TestDemoHubitat(t *testing.T) {
 				t.Fatalf("send_command: %s", text(res))
 			}
 			// The change comes back as an event (socket or push) into the cache the read tools use.
-			waitFor(t, "the porch light to read on", func() bool {
+			testkit.Eventually(t, "the porch light to read on", func() bool {
 				var a struct {
 					Value any `json:"value"`
 				}
@@ -98,17 +98,6 @@ func TestDemoHubitat(t *testing.T) {
 }
 
 func jsonString(v any) string { b, _ := json.Marshal(v); return string(b) }
-
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // TestToolsListBytesHubitat measures what the Hubitat toolsets add to tools/list in each tool
 // mode; the figures go to docs/performance.md (run with -v).

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/dev/loadgen"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/loadlevel"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/permission"
@@ -93,19 +94,16 @@ func requireNoErrors(t *testing.T, reps []*loadgen.Report) (calls, errors uint64
 	return calls, errors
 }
 
-// eventuallyZero polls count until it is 0 or 10 s pass: sessions end (and release what they
-// hold) on goroutines of their own once DELETE has been answered.
+// eventuallyZero waits until count is 0: sessions end (and release what they hold) on
+// goroutines of their own once DELETE has been answered.
 func eventuallyZero(t *testing.T, what string, count func() int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	n := count()
-	for n != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-		n = count()
-	}
-	if n != 0 {
-		t.Errorf("%s: %d left 10 s after every session closed", what, n)
-	}
+	testkit.EventuallyNoError(t, what+" after every session closed", func() error {
+		if n := count(); n != 0 {
+			return fmt.Errorf("%d left", n)
+		}
+		return nil
+	})
 }
 
 const probeEvent = "hamcp_load_probe" // an event type nobody else follows

@@ -25,6 +25,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/config"
 )
 
@@ -218,10 +219,11 @@ func TestClaudeLikeOAuthClient(t *testing.T) {
 		t.Fatalf("refresh with HA down: %d %v", a.status, a.body)
 	}
 	e.d.Home.SetDown(false)
-	deadline := time.Now().Add(15 * time.Second)
-	for a = c.refresh(t, refresh); a.status == http.StatusServiceUnavailable && time.Now().Before(deadline); a = c.refresh(t, refresh) {
-		time.Sleep(100 * time.Millisecond) // hamcp's HA client reconnects with backoff
-	}
+	// hamcp's HA client reconnects with backoff: 503 until it has.
+	testkit.Eventually(t, "a refresh once HA is back", func() bool {
+		a = c.refresh(t, refresh)
+		return a.status != http.StatusServiceUnavailable
+	})
 	if a.status != http.StatusOK || a.str("refresh_token") == "" {
 		t.Fatalf("refresh after HA came back: %d %v", a.status, a.body)
 	}

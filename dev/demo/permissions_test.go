@@ -3,6 +3,7 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
@@ -67,20 +69,19 @@ func openInbox(t *testing.T, e *env) *notificationInbox {
 // message waits for the hamcp permission notification for requestID and returns its text.
 func (in *notificationInbox) message(t *testing.T, requestID string) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	var msg string
+	testkit.Eventually(t, "the notification for request "+requestID, func() bool {
 		in.mu.Lock()
-		for id, msg := range in.byID {
+		defer in.mu.Unlock()
+		for id, m := range in.byID {
 			if strings.Contains(id, requestID) {
-				in.mu.Unlock()
-				return msg
+				msg = m
+				return true
 			}
 		}
-		in.mu.Unlock()
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no notification for request %s", requestID)
-	return ""
+		return false
+	})
+	return msg
 }
 
 type toolError struct {
@@ -190,19 +191,17 @@ func TestAttackerReadsApprovalFromEventBus(t *testing.T) {
 	}
 	// Everything the notification put on the event bus, as the model reads it.
 	var seen string
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) && !strings.Contains(seen, "persistent_notification") {
+	testkit.EventuallyNoError(t, "the notification's call_service event reaches the model (else this test proves nothing)", func() error {
 		var st struct {
 			Subscriptions []struct{ Recent []json.RawMessage }
 		}
 		callJSON(t, m, "ha_get_subscription_stats", map[string]any{"include_events": true}, &st)
 		b, _ := json.Marshal(st)
-		seen = string(b)
-		time.Sleep(20 * time.Millisecond)
-	}
-	if !strings.Contains(seen, "persistent_notification") {
-		t.Fatalf("the notification's call_service event never reached the model, so this test proves nothing: %s", seen)
-	}
+		if seen = string(b); !strings.Contains(seen, "persistent_notification") {
+			return fmt.Errorf("events so far: %s", seen)
+		}
+		return nil
+	})
 	// The notification's text, as the model read it from the event: nothing in it looks like a code
 	// (its link and session label aside, which are no secret).
 	msgs := regexp.MustCompile(`"message":"((?:[^"\\]|\\.)*)"`).FindAllStringSubmatch(seen, -1)
@@ -313,17 +312,16 @@ func TestAuditShowsOnlyTheSession(t *testing.T) {
 		t.Fatal(text(res))
 	}
 	// The audit writer is asynchronous; wait for a's row to land.
-	deadline := time.Now().Add(5 * time.Second)
 	var audit struct {
 		Total int `json:"total"`
 		Items []struct {
 			Tool string `json:"tool"`
 		} `json:"items"`
 	}
-	for audit.Total == 0 && time.Now().Before(deadline) {
+	testkit.Eventually(t, "a's audit row", func() bool {
 		callJSON(t, a, "ha_get_audit_log", nil, &audit)
-		time.Sleep(10 * time.Millisecond)
-	}
+		return audit.Total > 0
+	})
 	res := callJSON(t, a, "ha_get_audit_log", nil, &audit)
 	if audit.Total != 1 || audit.Items[0].Tool != "ha_list_directory" || strings.Contains(text(res), a.ID()) || strings.Contains(text(res), b.ID()) {
 		t.Fatalf("a's audit log: %s", text(res))
@@ -624,14 +622,10 @@ func TestApprovalPageInBrowser(t *testing.T) {
 	var audit struct {
 		Items []struct{ Outcome, Detail string } `json:"items"`
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	testkit.Eventually(t, "the approval's audit row", func() bool {
 		callJSON(t, plain, "ha_get_audit_log", map[string]any{"outcome": "granted"}, &audit)
-		if len(audit.Items) > 0 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(audit.Items) > 0
+	})
 	if len(audit.Items) != 1 || !strings.Contains(audit.Items[0].Detail, "approval page") {
 		t.Fatalf("audit of the approval: %+v", audit)
 	}

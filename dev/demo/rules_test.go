@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // The demo home starts with three example rules, created through the rule tools; they run (motion
@@ -54,7 +55,7 @@ func TestDemoRules(t *testing.T) {
 		if err := hub.SetAttribute(13, "motion", "active", false); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the motion rule to turn the hallway light on", func() bool { v, _ := hub.Attribute(7, "switch"); return v == "on" })
+		testkit.Eventually(t, "the motion rule to turn the hallway light on", func() bool { v, _ := hub.Attribute(7, "switch"); return v == "on" })
 	})
 	t.Run("restart", func(t *testing.T) {
 		e := startDemoWith(t, sim.Options{HistoryDays: -1, Dir: dir}, nil)

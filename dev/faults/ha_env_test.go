@@ -182,19 +182,6 @@ func (e *haEnv) health(t *testing.T) (status string, ha map[string]any) {
 	return h.Status, h.Backends["home_assistant"]
 }
 
-// haEventually polls cond for up to limit and reports how long it took.
-func haEventually(t *testing.T, what string, limit time.Duration, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			t.Fatalf("%s: not within %v", what, limit)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return time.Since(start)
-}
-
 // haStatus is hamcp's own view of its link to HA.
 func (e *haEnv) haStatus() homeassistant.Status {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // haCallSpec is a tool call the fault tests make.
@@ -25,14 +27,15 @@ var (
 // TestHAConnectionLostMidCall: Home Assistant's WebSocket drops (a reset connection) or HA
 // restarts (down, then up on the same port) while tool calls wait on it. The calls in flight end
 // at once with an error that says HA is not reachable — not after their 2-minute timeout, not
-// as an opaque error; hamcp reconnects within 5 s of HA being back; a state that changed while
-// hamcp was disconnected is in its mirror afterwards; later calls succeed.
+// as an opaque error; hamcp reconnects once HA is back (how soon is logged; the backoff's 5 s
+// bound is src/homeassistant's TestBackoffSeesHABackWithin5s); a state that changed while hamcp was disconnected is
+// in its mirror afterwards; later calls succeed.
 func TestHAConnectionLostMidCall(t *testing.T) {
 	t.Parallel()
-	const (
-		failFast  = 2 * time.Second // a call in flight must end this soon after the fault
-		reconnect = 5 * time.Second // hamcp must be back this soon after HA is
-	)
+	// A call in flight must end this soon after the fault: far below the minute HA holds it and
+	// the 30 s its caller allows, so a call that ended by then ended because of the fault, however
+	// slowly a busy machine schedules it.
+	const failFast = 10 * time.Second
 	// changeKitchen is the change nobody at hamcp's end sees: an automation or a wall switch
 	// while hamcp is disconnected.
 	changeKitchen := func(t *testing.T, e *haEnv) {
@@ -59,7 +62,8 @@ func TestHAConnectionLostMidCall(t *testing.T) {
 			}
 			changeKitchen(t, e)
 			e.home.Faults().SetDelay(0)
-			time.Sleep(300 * time.Millisecond) // down for a moment: hamcp's first redial fails
+			// Down until hamcp's first redial has failed.
+			testkit.Eventually(t, "a redial failed while HA was down", func() bool { return e.haStatus().WebSocket == "down" })
 			if err := e.home.SetDown(false); err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +92,7 @@ func TestHAConnectionLostMidCall(t *testing.T) {
 					ended[i] = time.Now()
 				}()
 			}
-			haEventually(t, "calls held by HA", 5*time.Second, func() bool { return e.home.Faults().Held() >= len(tc.inFlight) })
+			testkit.Eventually(t, "calls held by HA", func() bool { return e.home.Faults().Held() >= len(tc.inFlight) })
 			reconnects := e.haStatus().Reconnects
 			faultAt := time.Now()
 			tc.fault(t, e)
@@ -106,13 +110,13 @@ func TestHAConnectionLostMidCall(t *testing.T) {
 				}
 			}
 
-			haEventually(t, "hamcp reconnected", reconnect-time.Since(back), func() bool {
+			testkit.Eventually(t, "hamcp reconnected", func() bool {
 				st := e.haStatus()
 				return st.WebSocketConnected && st.Reconnects > reconnects
 			})
 			t.Logf("reconnected %v after HA was back", time.Since(back))
 			// The mirror resynced: the change made while hamcp was away is there, and tools read it.
-			haEventually(t, "mirror resynced", time.Second, func() bool {
+			testkit.Eventually(t, "mirror resynced", func() bool {
 				s, ok := e.app.HA.Mirror().Get("light.kitchen_ceiling")
 				b, _ := json.Marshal(s.Attributes)
 				return ok && s.State == "on" && strings.Contains(string(b), `"brightness":77`)

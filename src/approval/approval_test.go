@@ -13,13 +13,13 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 )
@@ -38,14 +38,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
 // env is one hamcp side: a permission manager on a real store, the page, served on loopback.
 type env struct {
 	t     *testing.T
@@ -53,7 +45,7 @@ type env struct {
 	page  *Page
 	st    *store.Store
 	base  string
-	clock *clock
+	clock *fakeclock.Clock
 }
 
 func newEnv(t *testing.T) *env {
@@ -62,13 +54,13 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, st: st, clock: &clock{t: time.Now()}}
+	e := &env{t: t, st: st, clock: fakeclock.New(time.Now())}
 	var page *Page
-	e.m, err = permission.New(permission.Options{Store: st, Clock: e.clock.now, Link: func(s string) string { return page.Link(s) }})
+	e.m, err = permission.New(permission.Options{Store: st, Clock: e.clock.Now, Link: func(s string) string { return page.Link(s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err = New(Options{Manager: e.m, HAInternalURL: home.URL(), Logger: slog.New(slog.DiscardHandler), Now: e.clock.now})
+	page, err = New(Options{Manager: e.m, HAInternalURL: home.URL(), Logger: slog.New(slog.DiscardHandler), Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +359,7 @@ func TestExpiry(t *testing.T) {
 	re := e.ask("s1", permission.Filesystem)
 	b := newBrowser(t)
 	shown := e.open(b, re.Link, 0) // logged in before the request ran out
-	e.clock.add(10*time.Minute + time.Second)
+	e.clock.Advance(10*time.Minute + time.Second)
 	if got := newBrowser(t).get(re.Link); got.status != http.StatusGone || !strings.Contains(got.body, "expired") {
 		t.Fatalf("expired link: %d %s", got.status, got.body)
 	}

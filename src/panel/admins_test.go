@@ -5,11 +5,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hamcp/hamcp/dev/sim/hass"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
 )
@@ -179,19 +179,6 @@ func TestFailsClosedWhenHomeAssistantCannotSay(t *testing.T) {
 	}
 }
 
-// fakeClock is the panel's clock in tests that age the user list.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // TestPromotionAndDemotion: an administrator promotes a household member on HA's Users page; the
 // member gets in on a click a moment later (a refused user makes the panel ask again). Demoted, they
 // keep the panel no longer than the cache lives. Not parallel: it changes the shared home's users.
@@ -205,7 +192,7 @@ func TestPromotionAndDemotion(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { setGroup("system-users") })
-	clock := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := fakeclock.New(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	f := newFixture(t, Options{Now: clock.Now})
 	get := func() int {
 		return f.do(call{method: http.MethodGet, path: "/approvals", remote: supervisorPeer, header: asUser(sam)}).Code
@@ -217,16 +204,16 @@ func TestPromotionAndDemotion(t *testing.T) {
 	if got := get(); got != http.StatusForbidden {
 		t.Fatalf("the list was read again at once for a refused user: %d", got)
 	}
-	clock.Add(usersRetry)
+	clock.Advance(usersRetry)
 	if got := get(); got != http.StatusOK {
 		t.Fatalf("promoted administrator a moment later: %d, want 200", got)
 	}
 	setGroup("system-users")
-	clock.Add(usersTTL - time.Second)
+	clock.Advance(usersTTL - time.Second)
 	if got := get(); got != http.StatusOK {
 		t.Fatalf("within the cache's life: %d", got)
 	}
-	clock.Add(time.Second)
+	clock.Advance(time.Second)
 	if got := get(); got != http.StatusForbidden {
 		t.Fatalf("demoted administrator after the cache's life: %d, want 403", got)
 	}

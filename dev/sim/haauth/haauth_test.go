@@ -7,28 +7,21 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 )
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
 var testUsers = []User{
 	{ID: "u-owner", Name: "Owner", Username: "owner", Password: "pw-owner", Admin: true},
 	{ID: "u-kid", Name: "Kid", Username: "kid", Password: "pw-kid"},
 }
 
-func start(t *testing.T) (*Provider, *clock, string) {
+func start(t *testing.T) (*Provider, *fakeclock.Clock, string) {
 	t.Helper()
-	clk := &clock{t: time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC)}
-	p := New(testUsers, WithClock(clk.now))
+	clk := fakeclock.New(time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC))
+	p := New(testUsers, WithClock(clk.Now))
 	mux := http.NewServeMux()
 	p.Register(mux)
 	srv := httptest.NewServer(mux)
@@ -206,7 +199,7 @@ func TestTokenEndpoint(t *testing.T) {
 		})
 	}
 
-	clk.add(AccessTokenLifetime + time.Second)
+	clk.Advance(AccessTokenLifetime + time.Second)
 	if _, ok := p.CurrentUser(access); ok {
 		t.Fatal("access token valid after 30 minutes")
 	}
@@ -227,7 +220,7 @@ func TestTokenEndpoint(t *testing.T) {
 	}
 
 	code = login(t, base, "kid", "pw-kid")
-	clk.add(CodeLifetime + time.Second)
+	clk.Advance(CodeLifetime + time.Second)
 	st, _ = postForm(t, base+"/auth/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {clientID}})
 	if st != 400 {
 		t.Fatalf("expired code accepted: %d", st)

@@ -74,7 +74,9 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // every refusal is the documented status (413, 429 with Retry-After); RSS stays bounded.
 func TestHostileClients(t *testing.T) {
 	t.Parallel()
-	p := startDemoProc(t, "--rate-limit", "0", "--trusted-proxies", "127.0.0.1/32")
+	// The highest rate limit rather than none: --rate-limit 0 would lift the session caps too,
+	// which this test holds to the production defaults.
+	p := startDemoProc(t, "--rate-limit", "100000", "--trusted-proxies", "127.0.0.1/32")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pid := p.pid()
@@ -148,7 +150,6 @@ func TestHostileClients(t *testing.T) {
 	// stays open through it, however the machine schedules the goroutines: the flood's count
 	// of sessions depends on how many the token holds.
 	goodSession := p.openSession(t, ctx, http.DefaultClient, "203.0.113.10")
-	held := sseStreams + getStreams + 1 // sessions of the token: the hostile streams and the well-behaved one
 
 	// The well-behaved client, alongside everything below until the hostile clients are done:
 	// calls in its session and sessionless calls, run after run of a fixed count, so each mode
@@ -344,9 +345,15 @@ func TestHostileClients(t *testing.T) {
 			t.Errorf("flood request %d: %d (Retry-After %q) %.200s", i, a.status, a.retryAfter, a.body)
 		}
 	}
-	if perIP != flood-perIPCap || ok == 0 || ok > 32-held || ok+perToken != perIPCap {
+	// How many sessions the flood opens depends on how many the token holds meanwhile, which
+	// scheduling decides: the server ends an unread legacy stream, and with it its session, once
+	// a write into it times out, which may be before or during the flood. What holds on any machine:
+	// some open, never more than the cap leaves beside the well-behaved session (in use
+	// throughout), and every other one is refused at the token's cap.
+	const perTokenCap = 32
+	if perIP != flood-perIPCap || ok == 0 || ok > perTokenCap-1 || ok+perToken != perIPCap {
 		t.Errorf("flood of %d: %d refused at the client IP's cap, %d sessions opened, %d refused at the token's cap; want %d, 1…%d, the rest",
-			flood, perIP, ok, perToken, flood-perIPCap, 32-held)
+			flood, perIP, ok, perToken, flood-perIPCap, perTokenCap-1)
 	}
 
 	// 10 MB bodies: 413, or the connection closed once the limit was read (a client still

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"os/signal"
@@ -264,7 +265,7 @@ var demoDefaults = map[string]string{"listen": "127.0.0.1:8099"}
 
 func runDemo(ctx context.Context, args []string) error {
 	cmd := newCommand("demo", "Run hamcp against the built-in simulated home (no Home Assistant needed).\n"+
-		"The demo keeps hamcp's per-IP rate limit (--rate-limit, 100 requests a minute); --rate-limit 0 turns it off.")
+		"The demo keeps hamcp's per-IP rate limit (--rate-limit, 100 requests a minute) and session caps; --rate-limit 0 turns them off.")
 	cmd.defaults, cmd.noOptionsFile = demoDefaults, true
 	infoFile := cmd.fs.String("info-file", "", "write {mcp_url, token, ha_url, ha_token, sandbox_dir, …} as JSON here once ready (scripts read the token there)")
 	noAuth := cmd.fs.Bool("no-auth", false, "serve /mcp without authentication (loopback only; for the conformance suite and the Inspector)")
@@ -317,7 +318,14 @@ func runDemo(ctx context.Context, args []string) error {
 		d.Info.SSH = addr
 	}
 	printBanner(d.Info, *noAuth, cfg.RateLimit, toolsLine(d.App))
-	return cfg.Explain(d.App.ServeHTTP(ctx, ln, app.Options{NoAuth: *noAuth}))
+	o := app.Options{NoAuth: *noAuth}
+	if cfg.RateLimit == 0 {
+		// Off means off in the demo: a client that opens a session per run (the conformance
+		// suite, load tests) and never ends them would otherwise meet the session caps on its
+		// second or third run, 30 minutes before the idle ones expire.
+		o.MaxSessionsPerIP, o.MaxSessionsPerToken = math.MaxInt32, math.MaxInt32
+	}
+	return cfg.Explain(d.App.ServeHTTP(ctx, ln, o))
 }
 
 // toolsLine says how many tools the demo offers and how: with the simulated Hubitat hub they pass
@@ -362,7 +370,7 @@ func printBanner(i demoInfo, noAuth bool, rateLimit int, tools string) {
 	if rateLimit > 0 {
 		fmt.Fprintf(&b, "  Rate limit       %d requests a minute per IP (--rate-limit 0 turns it off)\n", rateLimit)
 	} else {
-		fmt.Fprintf(&b, "  Rate limit       off\n")
+		fmt.Fprintf(&b, "  Rate limit       off, and no session caps\n")
 	}
 	b.WriteString("\n")
 	auth := ""

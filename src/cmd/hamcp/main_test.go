@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // bin is the hamcp binary built once for the package: these tests run it as a user would.
@@ -79,7 +81,7 @@ func TestCLI(t *testing.T) {
 			want: []string{"--demo", "--read-only", "--shutdown-grace DURATION", "--ha-url"},
 			not:  []string{"--listen", "--rate-limit", "--allowed-origins", "--external-url", "--trusted-proxies", "--body-limit-kb"}},
 		{name: "demo help shows the demo's defaults", args: []string{"demo", "--help"},
-			want: []string{"(default 127.0.0.1:8099)", "--conformance", "--no-auth", "--rate-limit 0 turns it off"},
+			want: []string{"(default 127.0.0.1:8099)", "--conformance", "--no-auth", "--rate-limit 0 turns them off"},
 			not:  []string{"(default :8099)", "/data", "--ha-url", "--ha-token", "--supervisor-token"}},
 		{name: "bool flag alone", args: []string{"stdio", "--read-only", "--ha-url", "x"}, code: 1,
 			want: []string{`flag --ha-url: "x" must be an http:// or https:// URL`}, not: []string{"flag needs an argument"}},
@@ -200,13 +202,12 @@ func TestDemoBanner(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-			deadline := time.Now().Add(20 * time.Second)
-			for !strings.Contains(stderr.String(), "Press Ctrl+C") {
-				if time.Now().After(deadline) {
-					t.Fatalf("no banner:\n%s", stderr.String())
+			testkit.EventuallyNoError(t, "the banner", func() error {
+				if !strings.Contains(stderr.String(), "Press Ctrl+C") {
+					return fmt.Errorf("none yet:\n%s", stderr.String())
 				}
-				time.Sleep(20 * time.Millisecond)
-			}
+				return nil
+			})
 			banner := stderr.String()
 			for _, w := range tt.want {
 				if !strings.Contains(banner, w) {
