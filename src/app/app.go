@@ -27,7 +27,6 @@ import (
 	"github.com/hamcp/hamcp/src/integration"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/permission"
-	"github.com/hamcp/hamcp/src/rules"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -56,10 +55,10 @@ type App struct {
 	Builder     *mcpserver.Builder
 	// integrations are the integrations running (integrations.go).
 	integrations []integration.Integration
-	// Hubitat and rules come from the Hubitat integration, for the demo and the panel; nil
-	// without a hub (hubitat_url).
+	// Hubitat is the hub client of the running integration that has one (the Hubitat
+	// integration), nil without a hub (hubitat_url). Only the demo reads it: code of hamcp's
+	// asks Integration.
 	Hubitat *hubitat.Client
-	rules   *rules.Engine
 
 	cancel  context.CancelFunc
 	closers []func() error

@@ -4,17 +4,24 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hamcp/hamcp/dev/sim"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
+	"github.com/hamcp/hamcp/src/panel"
+	"github.com/hamcp/hamcp/src/rules"
+	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
 // The Hubitat tools exist only when a hub is configured; asking for their toolsets without one
-// says what is missing.
+// says what is missing. With a hub, the panel lists the rules hamcp stopped, from the integration.
 func TestHubitatToolsOnlyWithAHub(t *testing.T) {
 	t.Parallel()
 	home, err := sim.Start(context.Background(), sim.Options{HistoryDays: -1, Seed: 7})
@@ -28,8 +35,8 @@ func TestHubitatToolsOnlyWithAHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { hub.Close() })
-	base := func(c *config.Config) {
-		c.HAURL, c.HAToken, c.DataDir, c.FSBase = home.URL(), home.Token(), t.TempDir(), home.Sandbox().Root
+	base := func(c *config.Config, dataDir string) {
+		c.HAURL, c.HAToken, c.DataDir, c.FSBase = home.URL(), home.Token(), dataDir, home.Sandbox().Root
 		c.ToolMode = "all"
 	}
 	tests := []struct {
@@ -50,7 +57,10 @@ func TestHubitatToolsOnlyWithAHub(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base(cfg)
+			dataDir := t.TempDir()
+			stoppedAt := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+			seedStoppedRule(t, dataDir, "Toggle forever", stoppedAt)
+			base(cfg, dataDir)
 			tc.set(cfg)
 			a, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.DiscardHandler)})
 			if tc.refuseOpt != "" {
@@ -70,9 +80,45 @@ func TestHubitatToolsOnlyWithAHub(t *testing.T) {
 					n++
 				}
 			}
-			if (n > 0) != tc.hubitat || (a.Hubitat != nil) != tc.hubitat {
-				t.Errorf("%d Hubitat tools, client %v", n, a.Hubitat != nil)
+			_, running := a.Integration("hubitat")
+			if (n > 0) != tc.hubitat || (a.Hubitat != nil) != tc.hubitat || running != tc.hubitat {
+				t.Errorf("%d Hubitat tools, client %v, integration running %v", n, a.Hubitat != nil, running)
+			}
+			want := []panel.StoppedRule(nil)
+			if tc.hubitat {
+				want = []panel.StoppedRule{{Name: "Toggle forever", Reason: "stopped by hamcp: 61 runs in a minute", At: stoppedAt}}
+			}
+			if got := a.panelStatus(context.Background()).StoppedRules; !reflect.DeepEqual(got, want) {
+				t.Errorf("the panel's stopped rules %+v, want %+v", got, want)
 			}
 		})
+	}
+}
+
+// seedStoppedRule leaves hamcp's store in dataDir as a run that ran away leaves it: the rule
+// disabled, with why and when.
+func seedStoppedRule(t *testing.T, dataDir, name string, at time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(filepath.Join(dataDir, "hamcp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	hs, err := hubstore.Open(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := rules.New(rules.Options{Store: hs})
+	defer e.Close()
+	r, probs, err := e.Create(ctx, rules.Rule{Name: name, Triggers: []rules.Trigger{{Type: "periodic", Interval: 1, Unit: "hours"}},
+		Actions: []rules.Action{{Type: "log", Message: "tick"}}})
+	if err != nil || len(probs) > 0 {
+		t.Fatal(err, probs)
+	}
+	if _, err := hs.DB().ExecContext(ctx, `UPDATE hubitat_rules SET enabled = 0,
+		body = json_set(body, '$.disabledReason', ?, '$.disabledAt', ?) WHERE id = ?`,
+		"stopped by hamcp: 61 runs in a minute", at.Format(time.RFC3339Nano), r.ID); err != nil {
+		t.Fatal(err)
 	}
 }

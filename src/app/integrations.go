@@ -8,6 +8,7 @@ import (
 
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/httpserver"
+	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/integration"
 	hubitatint "github.com/hamcp/hamcp/src/integrations/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
@@ -44,12 +45,25 @@ func (a *App) startIntegrations(ctx context.Context) error {
 		a.closers = append(a.closers, in.Close)
 		a.integrations = append(a.integrations, in)
 		a.Registry.Add(in.Tools()...)
-		if h, ok := in.(*hubitatint.Hub); ok {
-			// The demo drives the hub client, and the panel lists the rules hamcp stopped.
-			a.Hubitat, a.rules = h.Client(), h.Rules()
+		if h, ok := in.(hubClienter); ok && a.Hubitat == nil {
+			a.Hubitat = h.Client()
 		}
 	}
 	return nil
+}
+
+// hubClienter is an integration with a Hubitat hub client, which fills App.Hubitat for the demo.
+type hubClienter interface{ Client() *hubitat.Client }
+
+// Integration is the running integration of that name (a Kind's Name, e.g. "hubitat"); ok is
+// false when the configuration did not ask for it.
+func (a *App) Integration(name string) (in integration.Integration, ok bool) {
+	for _, in := range a.integrations {
+		if in.Name() == name {
+			return in, true
+		}
+	}
+	return nil, false
 }
 
 // integrationMounts serve the running integrations' routes, outside hamcp's authentication (each

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/integration"
 	"github.com/hamcp/hamcp/src/oauth"
 	"github.com/hamcp/hamcp/src/panel"
 	"github.com/hamcp/hamcp/src/sshserver"
@@ -361,12 +362,15 @@ func (a *App) panelStatus(ctx context.Context) panel.Status {
 			s.Sensitive = append(s.Sensitive, panel.SensitiveEntity{EntityID: e.EntityID, Why: e.Why})
 		}
 	}
-	if a.rules != nil {
-		if list, err := a.rules.List(ctx); err == nil {
+	for _, in := range a.integrations {
+		rep, ok := in.(integration.StatusReporter)
+		if !ok {
+			continue
+		}
+		// The page shows what it can read: a store error here is in the rule tools' answers too.
+		if list, err := rep.StoppedRules(ctx); err == nil {
 			for _, r := range list {
-				if r.DisabledReason != "" && r.DisabledAt != nil {
-					s.StoppedRules = append(s.StoppedRules, panel.StoppedRule{Name: r.Name, Reason: r.DisabledReason, At: *r.DisabledAt})
-				}
+				s.StoppedRules = append(s.StoppedRules, panel.StoppedRule{Name: r.Name, Reason: r.Reason, At: r.At})
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/permission"
@@ -72,4 +73,19 @@ type Integration interface {
 	// unauthenticated: detail must hold no address, secret or error text.
 	Health(ctx context.Context) (ok bool, detail any)
 	Close() error
+}
+
+// StatusReporter is an Integration with something for the add-on panel's Status page beyond its
+// health check. The panel asks each running integration that implements it.
+type StatusReporter interface {
+	// StoppedRules are the integration's automations hamcp stopped and disabled as runaways (too
+	// many runs or commands a minute, a loop), so the user sees which and why.
+	StoppedRules(ctx context.Context) ([]StoppedRule, error)
+}
+
+// StoppedRule is an automation hamcp stopped and disabled, and why.
+type StoppedRule struct {
+	Name   string
+	Reason string
+	At     time.Time
 }

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 )
 
 // Options configures an Engine.
 type Options struct {
 	Hub           *hubitat.Client
-	Store         *store.Store
+	Store         *hubstore.Store
 	Clock         Clock        // RealClock when nil
 	Logger        *slog.Logger // slog.Default() when nil
 	HTTP          *http.Client // for http_request actions; a client with a timeout when nil
@@ -77,16 +77,16 @@ type PendingDelay struct {
 
 // Diagnostics is everything the engine knows about one rule.
 type Diagnostics struct {
-	Rule          Rule               `json:"rule"`
-	Triggers      []TriggerStatus    `json:"triggers"`
-	Running       bool               `json:"running"`
-	Queued        int                `json:"queued"`
-	PendingDelays []PendingDelay     `json:"pendingDelays"`
-	HeldDurations int                `json:"heldDurations"` // duration triggers counting down
-	RecentErrors  []string           `json:"recentErrors,omitempty"`
-	Notes         []string           `json:"notes,omitempty"` // e.g. delays that fell due while hamcp was down
-	RecentLog     []store.DebugEntry `json:"recentLog,omitempty"`
-	LocationError string             `json:"locationError,omitempty"`
+	Rule          Rule                  `json:"rule"`
+	Triggers      []TriggerStatus       `json:"triggers"`
+	Running       bool                  `json:"running"`
+	Queued        int                   `json:"queued"`
+	PendingDelays []PendingDelay        `json:"pendingDelays"`
+	HeldDurations int                   `json:"heldDurations"` // duration triggers counting down
+	RecentErrors  []string              `json:"recentErrors,omitempty"`
+	Notes         []string              `json:"notes,omitempty"` // e.g. delays that fell due while hamcp was down
+	RecentLog     []hubstore.DebugEntry `json:"recentLog,omitempty"`
+	LocationError string                `json:"locationError,omitempty"`
 	// Limits is the rule's use of its run and command limits; a rule that goes over them is
 	// stopped and disabled, with the reason in Rule.DisabledReason.
 	Limits Budget `json:"limits"`
@@ -409,7 +409,7 @@ func (e *Engine) Diagnostics(ctx context.Context, id string) (Diagnostics, error
 		return Diagnostics{}, err
 	}
 	if e.o.Store != nil {
-		logs, err := e.o.Store.DebugLogs(ctx, store.DebugQuery{RuleID: id, Limit: 20})
+		logs, err := e.o.Store.DebugLogs(ctx, hubstore.DebugQuery{RuleID: id, Limit: 20})
 		if err == nil {
 			d.RecentLog = logs
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/store"
 )
 
@@ -77,15 +78,19 @@ func startSimHub(o simhub.Options) (*simhub.Hub, *hubitat.Client, error) {
 	return h, c, nil
 }
 
-// openStore opens a store file in dir.
-func openTestStore(t testing.TB, dir string) *store.Store {
+// openTestStore opens a store file in dir with the Hubitat tables, as the integration has it.
+func openTestStore(t testing.TB, dir string) *hubstore.Store {
 	t.Helper()
 	s, err := store.Open(filepath.Join(dir, "hamcp.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	return s
+	hs, err := hubstore.Open(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hs
 }
 
 // testEngine is an engine with its store, clock and hub.
@@ -94,7 +99,7 @@ type testEngine struct {
 	t     testing.TB
 	sim   *simhub.Hub
 	hub   *hubitat.Client
-	st    *store.Store
+	st    *hubstore.Store
 	clock *fakeclock.Clock
 }
 
@@ -104,13 +109,13 @@ func startEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, at time.Time) *
 	return startEngineOn(t, h, c, openTestStore(t, t.TempDir()), fakeclock.New(at))
 }
 
-func startEngineOn(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeclock.Clock) *testEngine {
+func startEngineOn(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *hubstore.Store, clock *fakeclock.Clock) *testEngine {
 	t.Helper()
 	return startLimitedEngine(t, h, c, st, clock, Limits{})
 }
 
 // startLimitedEngine is startEngineOn with limits of the test's (zero fields: the defaults).
-func startLimitedEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *store.Store, clock *fakeclock.Clock, lim Limits) *testEngine {
+func startLimitedEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *hubstore.Store, clock *fakeclock.Clock, lim Limits) *testEngine {
 	t.Helper()
 	e := New(Options{Hub: c, Store: st, Clock: clock, ServerVersion: "test", Logger: slog.New(slog.DiscardHandler), Limits: lim})
 	if err := e.Start(context.Background()); err != nil {
@@ -494,7 +499,7 @@ func TestEngineFailingRuleDoesNotStopOthers(t *testing.T) {
 	if g := te.idle(good.ID); g.Rule.ExecutionCount != 1 || g.Rule.ErrorCount != 0 {
 		t.Fatalf("the other rule: %+v", g.Rule)
 	}
-	logs, err := te.st.DebugLogs(context.Background(), store.DebugQuery{RuleID: bad.ID})
+	logs, err := te.st.DebugLogs(context.Background(), hubstore.DebugQuery{RuleID: bad.ID})
 	if err != nil || len(logs) == 0 || logs[len(logs)-1].Level != "error" {
 		t.Fatalf("no error line with the rule's id in the debug log: %+v %v", logs, err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 )
 
 // liveEnv is the Env rules run against: the hub through hamcp's client, the store for rule
@@ -185,7 +185,7 @@ func (v liveEnv) CaptureState(ctx context.Context, stateID string, deviceIDs []s
 	if err != nil {
 		return err
 	}
-	cs := store.CapturedState{ID: stateID, Devices: map[string]map[string]string{}, CapturedAt: v.e.clock.Now()}
+	cs := hubstore.CapturedState{ID: stateID, Devices: map[string]map[string]string{}, CapturedAt: v.e.clock.Now()}
 	for _, id := range deviceIDs {
 		d, err := h.Device(ctx, id)
 		if err != nil {
@@ -199,9 +199,9 @@ func (v liveEnv) CaptureState(ctx context.Context, stateID string, deviceIDs []s
 		}
 		cs.Devices[id] = attrs
 	}
-	evicted, err := v.e.o.Store.SaveCapturedState(ctx, cs, store.DefaultMaxCapturedStates)
+	evicted, err := v.e.o.Store.SaveCapturedState(ctx, cs, hubstore.DefaultMaxCapturedStates)
 	if err == nil && len(evicted) > 0 {
-		v.e.logf(ctx, "info", "", "Captured states evicted (limit %d): %s", store.DefaultMaxCapturedStates, strings.Join(evicted, ", "))
+		v.e.logf(ctx, "info", "", "Captured states evicted (limit %d): %s", hubstore.DefaultMaxCapturedStates, strings.Join(evicted, ", "))
 	}
 	return err
 }
@@ -313,9 +313,9 @@ func (v liveEnv) Log(ctx context.Context, r *Rule, level, message string) {
 	v.e.logf(ctx, level, id, "%s", message)
 }
 
-func storeEntry(at time.Time, level, ruleID, msg string) store.DebugEntry {
-	if store.DebugLevelRank(level) < 0 {
+func storeEntry(at time.Time, level, ruleID, msg string) hubstore.DebugEntry {
+	if hubstore.DebugLevelRank(level) < 0 {
 		level = "info"
 	}
-	return store.DebugEntry{Time: at, Level: level, Component: "rule", RuleID: ruleID, Message: msg}
+	return hubstore.DebugEntry{Time: at, Level: level, Component: "rule", RuleID: ruleID, Message: msg}
 }

@@ -17,7 +17,7 @@ import (
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
-	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 )
 
 // switchCommands is how many on and off commands device id received.
@@ -80,7 +80,7 @@ func TestRunawaySelfRetriggeringRuleIsStopped(t *testing.T) {
 	if d.Rule.ExecutionCount > DefaultLoopRuns+1 {
 		t.Errorf("ran %d times", d.Rule.ExecutionCount)
 	}
-	logs, err := st.DebugLogs(context.Background(), store.DebugQuery{RuleID: r.ID, Level: "error"})
+	logs, err := st.DebugLogs(context.Background(), hubstore.DebugQuery{RuleID: r.ID, Level: "error"})
 	if err != nil || len(logs) == 0 || !strings.Contains(logs[len(logs)-1].Message, "stopped and disabled") {
 		t.Errorf("no error line says it was stopped: %+v %v", logs, err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/store"
 )
 
@@ -56,7 +57,7 @@ var (
 
 // liveStore is a fresh store file for one case: a copy of a store migrated once per package
 // (opening a new file runs every migration, several times the cost of the rest of a case).
-func liveStore(t *testing.T) *store.Store {
+func liveStore(t *testing.T) *hubstore.Store {
 	t.Helper()
 	liveTemplateOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "hamcp-live-")
@@ -68,6 +69,11 @@ func liveStore(t *testing.T) *store.Store {
 		path := filepath.Join(dir, "hamcp.db")
 		s, err := store.Open(path)
 		if err != nil {
+			liveTemplateErr = err
+			return
+		}
+		if _, err := hubstore.Open(context.Background(), s); err != nil {
+			s.Close()
 			liveTemplateErr = err
 			return
 		}
@@ -89,7 +95,7 @@ func liveStore(t *testing.T) *store.Store {
 // its trigger's gate, whether the rule's conditions were met or not.
 func (te *testEngine) triggered(id string) int {
 	te.t.Helper()
-	logs, err := te.st.DebugLogs(context.Background(), store.DebugQuery{RuleID: id})
+	logs, err := te.st.DebugLogs(context.Background(), hubstore.DebugQuery{RuleID: id})
 	if err != nil {
 		te.t.Fatal(err)
 	}
@@ -425,7 +431,7 @@ func liveActionCases() []liveAction {
 			}},
 		{name: "log", typ: "log", rule: acts(Action{Type: "log", Level: S("warn"), Message: "button %value% of %device%"}),
 			check: func(t *testing.T, x *liveRig, r Rule, d Diagnostics) {
-				logs, err := x.st.DebugLogs(context.Background(), store.DebugQuery{RuleID: r.ID, Level: "warn"})
+				logs, err := x.st.DebugLogs(context.Background(), hubstore.DebugQuery{RuleID: r.ID, Level: "warn"})
 				if err != nil || len(logs) != 1 || logs[0].Message != "button 1 of Bedside Button" || logs[0].Component != "rule" {
 					t.Errorf("warn lines of the rule: %+v, %v; want one \"button 1 of Bedside Button\"", logs, err)
 				}

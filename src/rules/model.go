@@ -14,7 +14,8 @@
 //     duration triggers, the time/sun/periodic scheduler on a Clock.
 //   - run.go, env.go: the run queue (one run of a rule at a time), delays that survive a
 //     restart, and the live Env the runs act through.
-//   - store.go: rules, the trash and pending delays in hamcp's SQLite store (migration 7).
+//   - store.go: rules, the trash and pending delays in hamcp's SQLite store (the Hubitat tables,
+//     src/integrations/hubitat/hubstore).
 package rules
 
 import (

@@ -13,7 +13,7 @@ import (
 )
 
 // ruleStore keeps rules, the trash and pending delays in hamcp's SQLite file (tables from
-// store's migration 7). The rule's editable part is one JSON column; counters are columns so a
+// hubstore's migration 7). The rule's editable part is one JSON column; counters are columns so a
 // run can bump them without rewriting (or racing) an update of the rule.
 //
 // Its writes take w first: SQLite has one writer at a time, and concurrent runs that collide

@@ -13,8 +13,10 @@ import (
 //
 // Versions are one sequence for the whole file, shared by the store's own steps (migrations) and those
 // an integration brings (Store.Migrate): schema_migrations records the number alone, so a number is
-// taken for good by whoever shipped it first. Taken so far: 1–7 (the list below). A new step, here or
-// in an integration, takes the next number after the highest one taken anywhere.
+// taken for good by whoever shipped it first. Taken so far: 1–4 (the list below) and 5–7 (the Hubitat
+// integration's tables, src/integrations/hubitat/hubstore, which were steps of this list when they
+// shipped). A new step, here or in an integration, takes the next number after the highest one taken
+// anywhere: 8.
 type Migration struct {
 	Version int
 	Name    string
@@ -23,19 +25,12 @@ type Migration struct {
 
 // migrations is the store's ordered schema history, applied by Open. To add a table: write one function
 // like createAuditLog and append it here with the next version. Never edit or reorder an entry that has
-// shipped.
-//
-// Steps 5–7 are Hubitat's tables. They stay in this list, with their accessors in hubitat*.go, while the
-// rule engine (src/rules) reads them through *Store; once it reads them through the Hubitat integration,
-// they move to its Migrations() with the same numbers, and files that have them notice nothing.
+// shipped, and skip the numbers integrations took (see Migration).
 var migrations = []Migration{
 	{1, "audit_log", createAuditLog},
 	{2, "permission_grants", createPermissionGrants},
 	{3, "oauth", createOAuth},
 	{4, "oauth_quotas_and_refresh_grace", addOAuthQuotasAndGrace},
-	{5, "hubitat_rule_variables", createHubitatRuleVariables},
-	{6, "hubitat_captures_debug_log_backups", createHubitat},
-	{7, "hubitat_rules", createHubitatRules},
 }
 
 // Migrate applies the steps an integration brings to its own tables, in the file's one sequence: each
@@ -62,40 +57,6 @@ func (s *Store) Migrate(ctx context.Context, steps ...Migration) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
-}
-
-// createHubitatRules holds the Hubitat rule engine's rules (src/rules): the rule as JSON with its
-// counters in columns, deleted rules kept for restore, and delays waiting to resume a run.
-func createHubitatRules(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
-		`CREATE TABLE hubitat_rules (
-			id              TEXT    PRIMARY KEY,
-			name            TEXT    NOT NULL,
-			enabled         INTEGER NOT NULL,
-			body            TEXT    NOT NULL, -- the rule as JSON, without the columns below
-			created_at      INTEGER NOT NULL, -- Unix milliseconds, UTC
-			updated_at      INTEGER NOT NULL,
-			last_triggered  INTEGER,
-			execution_count INTEGER NOT NULL DEFAULT 0,
-			error_count     INTEGER NOT NULL DEFAULT 0,
-			last_error      TEXT    NOT NULL DEFAULT ''
-		) WITHOUT ROWID`,
-		`CREATE TABLE hubitat_rule_trash (
-			trash_id   TEXT    PRIMARY KEY,
-			rule_id    TEXT    NOT NULL,
-			deleted_at INTEGER NOT NULL,
-			body       TEXT    NOT NULL -- the whole rule as JSON
-		) WITHOUT ROWID`,
-		`CREATE TABLE hubitat_rule_delays (
-			id           TEXT    PRIMARY KEY,
-			rule_id      TEXT    NOT NULL,
-			delay_id     TEXT    NOT NULL DEFAULT '',
-			position     TEXT    NOT NULL, -- where the run waits (rules.Pending) as JSON
-			due_at       INTEGER NOT NULL,
-			context      TEXT    NOT NULL -- the run's Context (trigger, event) as JSON
-		) WITHOUT ROWID`,
-		`CREATE INDEX hubitat_rule_delays_rule ON hubitat_rule_delays (rule_id)`,
-	)
 }
 
 func createAuditLog(ctx context.Context, tx *sql.Tx) error {

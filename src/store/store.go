@@ -1,5 +1,6 @@
 // Package store is hamcp's own SQLite file (/data/hamcp.db in the add-on): the audit log, token-level
-// permission grants, and later OAuth clients, tokens and hub rules. It knows nothing about MCP or HTTP.
+// permission grants, OAuth clients and tokens, and the tables integrations bring (Migrate), which
+// they read through DB. It knows nothing about MCP or HTTP.
 package store
 
 import (
@@ -101,8 +102,9 @@ func checkPath(path string) error {
 	return nil
 }
 
-// DB gives later features (OAuth, rules) the shared handle. Their tables come from migrations (this
-// package's, or an integration's through Migrate), never from ad-hoc CREATE statements elsewhere.
+// DB lends the shared handle to an integration's own tables (and to other features of hamcp's). Their
+// tables come from migrations (this package's, or an integration's through Migrate), never from
+// ad-hoc CREATE statements elsewhere.
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close releases the database. Pending writes made through the Store have already completed.

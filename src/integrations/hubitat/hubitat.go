@@ -1,7 +1,8 @@
 // Package hubitat is the Hubitat integration: a Hubitat Elevation hub beside Home Assistant. It builds
 // the hub client (src/hubitat) from the hubitat_* options, runs hamcp's rule engine over it
 // (src/rules), and contributes the Hubitat toolsets (src/tools/hubitattools), the hub_admin permission
-// category, the hub's postURL push route and the "hubitat" health check, through integration.Integration.
+// category, its tables in hamcp's store (hubstore), the hub's postURL push route, the "hubitat" health
+// check and the rules hamcp stopped (for the panel), through integration.Integration.
 package hubitat
 
 import (
@@ -12,6 +13,7 @@ import (
 	"github.com/hamcp/hamcp/src/config"
 	hubclient "github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/integration"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/rules"
 	"github.com/hamcp/hamcp/src/store"
@@ -50,7 +52,10 @@ type Hub struct {
 	close   sync.Once
 }
 
-var _ integration.Integration = (*Hub)(nil)
+var (
+	_ integration.Integration    = (*Hub)(nil)
+	_ integration.StatusReporter = (*Hub)(nil)
+)
 
 // New checks the hubitat_* options; it returns nil, nil when no hub is configured.
 func New(cfg *config.Config) (*Hub, error) {
@@ -128,10 +133,9 @@ func (h *Hub) Categories() []permission.CategoryInfo {
 	return []permission.CategoryInfo{hubitattools.HubAdminCategory}
 }
 
-// Migrations: none of its own yet. Hubitat's tables (versions 5–7) are still in the store's own list
-// beside their accessors, which the rule engine uses through *store.Store; they move here, with the
-// same versions, once it no longer does.
-func (h *Hub) Migrations() []store.Migration { return nil }
+// Migrations are its tables' steps (hubstore.Migrations: captures, debug log, backups, rule
+// variables, rules).
+func (h *Hub) Migrations() []store.Migration { return hubstore.Migrations() }
 
 // Start connects to the hub and builds the tools: Maker API calls work at once; the live link (and
 // the device cache) come up in the background, and so does the rule engine.
@@ -144,9 +148,10 @@ func (h *Hub) Start(ctx context.Context, host integration.Host) error {
 	}
 	c.Start(ctx)
 	h.client = c
-	deps := hubitattools.Deps{Hub: c, Store: host.Store, AdminRead: h.adminRead, AdminWrite: h.adminWrite,
+	tables := hubstore.New(host.Store)
+	deps := hubitattools.Deps{Hub: c, Store: tables, AdminRead: h.adminRead, AdminWrite: h.adminWrite,
 		Version: host.Version, Supervisor: host.Supervisor}
-	deps.Rules = h.startRules(ctx, host, deps.LogRule)
+	deps.Rules = h.startRules(ctx, host, tables, deps.LogRule)
 	h.tools = hubitattools.Tools(deps)
 	return nil
 }
@@ -154,8 +159,9 @@ func (h *Hub) Start(ctx context.Context, host integration.Host) error {
 // startRules runs the rule engine over the hub. It starts in the background: reading the hub's
 // location (for sun times) may wait for a hub that is still booting, and hamcp serves meanwhile
 // (the rule tools work at once; triggers arm when the start is done).
-func (h *Hub) startRules(ctx context.Context, host integration.Host, log func(ctx context.Context, level, component, ruleID, msg string)) *rules.Engine {
-	e := rules.New(rules.Options{Hub: h.client, Store: host.Store, Logger: host.Logger, ServerVersion: host.Version, Log: log})
+func (h *Hub) startRules(ctx context.Context, host integration.Host, tables *hubstore.Store,
+	log func(ctx context.Context, level, component, ruleID, msg string)) *rules.Engine {
+	e := rules.New(rules.Options{Hub: h.client, Store: tables, Logger: host.Logger, ServerVersion: host.Version, Log: log})
 	h.started = make(chan struct{})
 	go func() {
 		defer close(h.started)
@@ -189,8 +195,23 @@ func (h *Hub) Health(context.Context) (bool, any) {
 // Client is the hub client (nil before Start), for the demo's wiring.
 func (h *Hub) Client() *hubclient.Client { return h.client }
 
-// Rules is the rule engine (nil before Start), for the panel's list of rules hamcp stopped.
-func (h *Hub) Rules() *rules.Engine { return h.rules }
+// StoppedRules are the rules hamcp stopped and disabled as runaways, for the panel.
+func (h *Hub) StoppedRules(ctx context.Context) ([]integration.StoppedRule, error) {
+	if h.rules == nil {
+		return nil, nil
+	}
+	list, err := h.rules.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []integration.StoppedRule
+	for _, r := range list {
+		if r.DisabledReason != "" && r.DisabledAt != nil {
+			out = append(out, integration.StoppedRule{Name: r.Name, Reason: r.DisabledReason, At: *r.DisabledAt})
+		}
+	}
+	return out, nil
+}
 
 // Close stops the rule engine once its start has given up, then the hub client. The store both
 // use is the app's and closes after.

@@ -101,6 +101,10 @@ func TestIntegrationOverASimulatedHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// As the app does: the integration's tables first.
+	if err := st.Migrate(context.Background(), in.Migrations()...); err != nil {
+		t.Fatal(err)
+	}
 	if err := in.Start(context.Background(), integration.Host{Store: st, Logger: slog.New(slog.DiscardHandler), Version: "1.2.3"}); err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +131,9 @@ func TestIntegrationOverASimulatedHub(t *testing.T) {
 	routes[0].Handler.ServeHTTP(rec, httptest.NewRequest("POST", PushPath+"/guessed", strings.NewReader(`{}`)))
 	if rec.Code != 404 {
 		t.Errorf("a push without the secret: %d, want 404", rec.Code)
+	}
+	if stopped, err := in.(integration.StatusReporter).StoppedRules(context.Background()); len(stopped) != 0 || err != nil {
+		t.Errorf("stopped rules of a fresh store: %v %v", stopped, err)
 	}
 	testkit.Eventually(t, "the hub link to be healthy", func() bool { ok, _ := in.Health(context.Background()); return ok })
 	_, detail := in.Health(context.Background())

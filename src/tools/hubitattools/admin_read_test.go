@@ -9,7 +9,7 @@ import (
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
-	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 )
 
 var readTools = []struct {
@@ -202,7 +202,7 @@ func TestAdminReadOldFirmwareAndBadLogin(t *testing.T) {
 					t.Errorf("%s: the password is in the error", tool)
 				}
 			}
-			logs, _ := st.DebugLogs(context.Background(), store.DebugQuery{})
+			logs, _ := st.DebugLogs(context.Background(), hubstore.DebugQuery{})
 			if len(logs) == 0 {
 				t.Fatal("the failures were not logged")
 			}

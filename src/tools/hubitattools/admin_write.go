@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
-	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -51,14 +51,14 @@ func (d Deps) requireAdminWrite() error {
 
 // backupGate is upstream's recent-backup requirement: it returns the backup through hamcp that was
 // taken within BackupWindow, or refuses.
-func (d Deps) backupGate(ctx context.Context, tool string) (store.HubBackup, error) {
-	refuse := func(e *toolkit.Error) (store.HubBackup, error) {
+func (d Deps) backupGate(ctx context.Context, tool string) (hubstore.HubBackup, error) {
+	refuse := func(e *toolkit.Error) (hubstore.HubBackup, error) {
 		d.Log(ctx, "warn", CompHubAdmin, tool+" refused: "+e.Message)
-		return store.HubBackup{}, e
+		return hubstore.HubBackup{}, e
 	}
 	b, ok, err := d.Store.LastHubBackup(ctx)
 	if err != nil {
-		return store.HubBackup{}, storeError(err)
+		return hubstore.HubBackup{}, storeError(err)
 	}
 	const next = "call hubitat_create_hub_backup first (the user confirms it, and it must succeed), then repeat this call within the hour"
 	switch age := d.now().Sub(b.TakenAt); {
@@ -80,15 +80,15 @@ type writeSpec[In, Out any] struct {
 	noBackup                 bool // hubitat_create_hub_backup: it is the backup
 	question                 func(In) string
 	summary                  func(In) string
-	run                      func(ctx context.Context, in In, backup store.HubBackup) (Out, error)
+	run                      func(ctx context.Context, in In, backup hubstore.HubBackup) (Out, error)
 }
 
 func adminWrite[In, Out any](d Deps, s writeSpec[In, Out]) *toolkit.Tool {
 	// gate is the backup requirement, asked before the user is and again when they have answered
 	// (the backup may have aged past the hour while they thought about it).
-	gate := func(ctx context.Context) (store.HubBackup, error) {
+	gate := func(ctx context.Context) (hubstore.HubBackup, error) {
 		if s.noBackup {
-			return store.HubBackup{}, nil
+			return hubstore.HubBackup{}, nil
 		}
 		return d.backupGate(ctx, s.name)
 	}
@@ -132,13 +132,13 @@ func createHubBackup(d Deps) *toolkit.Tool {
 	return adminWrite(d, writeSpec[noArgs, backupResult]{
 		name: "hubitat_create_hub_backup", title: "Back up the Hubitat hub",
 		description: "Take a full backup of the Hubitat hub's database and keep the file in hamcp's data folder (the newest " +
-			fmt.Sprint(store.HubBackupsKept) + " are kept; the hub keeps its own too). REQUIRED, and must succeed, before any " +
+			fmt.Sprint(hubstore.HubBackupsKept) + " are kept; the hub keeps its own too). REQUIRED, and must succeed, before any " +
 			"other Hubitat admin write tool: they refuse unless this succeeded within the last hour. Tell the user first; hamcp " +
 			"asks them to confirm. If it fails, do NOT go on with the write. Takes up to 5 minutes on a big hub. " +
 			"Needs the add-on option hubitat_admin_write and the user's hub_admin grant.",
 		noBackup: true,
 		question: always[noArgs]("Back up the Hubitat hub's database now? It takes up to 5 minutes on a big hub; the file is kept in hamcp's data folder."),
-		run: func(ctx context.Context, _ noArgs, _ store.HubBackup) (backupResult, error) {
+		run: func(ctx context.Context, _ noArgs, _ hubstore.HubBackup) (backupResult, error) {
 			d.Log(ctx, "info", CompHubAdmin, "Creating hub backup...")
 			data, err := d.Hub.Backup(ctx)
 			if err != nil {
@@ -177,7 +177,7 @@ func maintenance(d Deps, name, title, description, question, level, logMsg strin
 	failHint string, done maintenanceResult) *toolkit.Tool {
 	return adminWrite(d, writeSpec[noArgs, maintenanceResult]{
 		name: name, title: title, description: description + writeChecklist, destructive: destructive, question: always[noArgs](question),
-		run: func(ctx context.Context, _ noArgs, b store.HubBackup) (maintenanceResult, error) {
+		run: func(ctx context.Context, _ noArgs, b hubstore.HubBackup) (maintenanceResult, error) {
 			d.Log(ctx, level, CompHubAdmin, logMsg)
 			if err := call(d.Hub, ctx); err != nil {
 				return maintenanceResult{}, d.adminFailed(ctx, title, err, false, failHint)
@@ -261,7 +261,7 @@ func installCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 			return fmt.Sprintf("Install new %s code (%d bytes of Groovy) on the Hubitat hub? It runs with the hub's full rights once used.", kind, len(a.Source))
 		},
 		summary: func(a installArgs) string { return fmt.Sprintf(`{"source": "%d bytes"}`, len(a.Source)) },
-		run: func(ctx context.Context, a installArgs, b store.HubBackup) (codeWrite, error) {
+		run: func(ctx context.Context, a installArgs, b hubstore.HubBackup) (codeWrite, error) {
 			d.Log(ctx, "info", CompHubAdmin, "Installing new "+string(kind)+"...")
 			id, err := d.Hub.InstallCode(ctx, kind, a.Source)
 			if err != nil {
@@ -286,7 +286,7 @@ type updateDriverArgs struct {
 }
 
 func updateCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
-	run := func(ctx context.Context, id, source string, b store.HubBackup) (codeWrite, error) {
+	run := func(ctx context.Context, id, source string, b hubstore.HubBackup) (codeWrite, error) {
 		d.Log(ctx, "info", CompHubAdmin, fmt.Sprintf("Updating %s ID: %s", kind, id))
 		src, err := d.Hub.UpdateCode(ctx, kind, id, source)
 		if err != nil {
@@ -309,7 +309,7 @@ func updateCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 			summary: func(a updateAppArgs) string {
 				return fmt.Sprintf(`{"appId": %q, "source": "%d bytes"}`, a.AppID, len(a.Source))
 			},
-			run: func(ctx context.Context, a updateAppArgs, b store.HubBackup) (codeWrite, error) {
+			run: func(ctx context.Context, a updateAppArgs, b hubstore.HubBackup) (codeWrite, error) {
 				return run(ctx, a.AppID, a.Source, b)
 			},
 		})
@@ -319,7 +319,7 @@ func updateCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 		summary: func(a updateDriverArgs) string {
 			return fmt.Sprintf(`{"driverId": %q, "source": "%d bytes"}`, a.DriverID, len(a.Source))
 		},
-		run: func(ctx context.Context, a updateDriverArgs, b store.HubBackup) (codeWrite, error) {
+		run: func(ctx context.Context, a updateDriverArgs, b hubstore.HubBackup) (codeWrite, error) {
 			return run(ctx, a.DriverID, a.Source, b)
 		},
 	})
@@ -334,7 +334,7 @@ type deleteDriverArgs struct {
 }
 
 func deleteCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
-	run := func(ctx context.Context, id string, b store.HubBackup) (codeWrite, error) {
+	run := func(ctx context.Context, id string, b hubstore.HubBackup) (codeWrite, error) {
 		d.Log(ctx, "warn", CompHubAdmin, fmt.Sprintf("Deleting %s ID: %s", kind, id))
 		if err := d.Hub.DeleteCode(ctx, kind, id); err != nil {
 			return codeWrite{}, d.adminFailed(ctx, fmt.Sprintf("%s %s deletion", kind, id), err, false,
@@ -356,14 +356,14 @@ func deleteCode(d Deps, kind hubitat.CodeKind) *toolkit.Tool {
 	if kind == hubitat.AppCode {
 		return adminWrite(d, writeSpec[deleteAppArgs, codeWrite]{name: name, title: title, description: description, destructive: true,
 			question: func(a deleteAppArgs) string { return deleteQuestion(kind, a.AppID) },
-			run: func(ctx context.Context, a deleteAppArgs, b store.HubBackup) (codeWrite, error) {
+			run: func(ctx context.Context, a deleteAppArgs, b hubstore.HubBackup) (codeWrite, error) {
 				return run(ctx, a.AppID, b)
 			},
 		})
 	}
 	return adminWrite(d, writeSpec[deleteDriverArgs, codeWrite]{name: name, title: title, description: description, destructive: true,
 		question: func(a deleteDriverArgs) string { return deleteQuestion(kind, a.DriverID) },
-		run: func(ctx context.Context, a deleteDriverArgs, b store.HubBackup) (codeWrite, error) {
+		run: func(ctx context.Context, a deleteDriverArgs, b hubstore.HubBackup) (codeWrite, error) {
 			return run(ctx, a.DriverID, b)
 		},
 	})

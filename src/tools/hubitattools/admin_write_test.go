@@ -17,23 +17,36 @@ import (
 	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
 
 // privateStore is a store of the test's own: the last backup's time, the debug log and the
 // captures are global state that parallel tests must not share.
-func privateStore(t testing.TB) *store.Store {
+func privateStore(t testing.TB) *hubstore.Store {
 	t.Helper()
-	st, err := store.Open(filepath.Join(t.TempDir(), "hamcp.db"))
+	st, hs := openHubStore(t, filepath.Join(t.TempDir(), "hamcp.db"))
+	t.Cleanup(func() { st.Close() })
+	return hs
+}
+
+// openHubStore opens the store file at path with the Hubitat tables, as the integration has it;
+// the caller closes st.
+func openHubStore(t testing.TB, path string) (st *store.Store, hs *hubstore.Store) {
+	t.Helper()
+	st, err := store.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	if hs, err = hubstore.Open(context.Background(), st); err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	return st, hs
 }
 
-func withStore(st *store.Store) func(*hubitattools.Deps) {
+func withStore(st *hubstore.Store) func(*hubitattools.Deps) {
 	return func(d *hubitattools.Deps) { d.Store = st }
 }
 

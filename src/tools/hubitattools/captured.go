@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -14,7 +14,7 @@ const SetCaptured = "hubitat_captured_states"
 
 // MaxCapturedStates is how many captures are kept (upstream's maxCapturedStates default); a
 // capture under a new id beyond it evicts the oldest.
-const MaxCapturedStates = store.DefaultMaxCapturedStates
+const MaxCapturedStates = hubstore.DefaultMaxCapturedStates
 
 func capturedTools(d Deps) []*toolkit.Tool {
 	return []*toolkit.Tool{listCapturedStates(d), deleteCapturedState(d), clearCapturedStates(d)}

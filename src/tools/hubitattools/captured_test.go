@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
-	"github.com/hamcp/hamcp/src/store"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
 
@@ -24,7 +24,7 @@ type capturedOut struct {
 }
 
 // capture saves n captures the way the rule engine's capture_state action does, a minute apart.
-func capture(t *testing.T, st *store.Store, from, n int) {
+func capture(t *testing.T, st *hubstore.Store, from, n int) {
 	t.Helper()
 	base := time.Date(2026, 1, 31, 18, 0, 0, 0, time.UTC)
 	for i := from; i < from+n; i++ {
@@ -32,7 +32,7 @@ func capture(t *testing.T, st *store.Store, from, n int) {
 		for d := 0; d <= i%3; d++ {
 			devices[fmt.Sprint(d+1)] = map[string]string{"switch": "on", "level": "40"}
 		}
-		if _, err := st.SaveCapturedState(context.Background(), store.CapturedState{ID: fmt.Sprintf("scene-%02d", i), Devices: devices,
+		if _, err := st.SaveCapturedState(context.Background(), hubstore.CapturedState{ID: fmt.Sprintf("scene-%02d", i), Devices: devices,
 			CapturedAt: base.Add(time.Duration(i) * time.Minute)}, hubitattools.MaxCapturedStates); err != nil {
 			t.Fatal(err)
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/redact"
-	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -24,7 +24,7 @@ const (
 )
 
 // Log writes one entry to the Hubitat debug log (upstream's mcpLog): a ring buffer of the newest
-// store.DebugLogCapacity entries at or above the level set with hubitat_set_log_level, kept in
+// hubstore.DebugLogCapacity entries at or above the level set with hubitat_set_log_level, kept in
 // hamcp's store. The model reads it back, so message must be free of secrets: never a token, a
 // password, a lock code or a command's arguments. A failure to write is dropped: logging never
 // fails a call.
@@ -39,7 +39,7 @@ func (d Deps) LogRule(ctx context.Context, level, component, ruleID, message str
 	if d.Store == nil {
 		return
 	}
-	_, _ = d.Store.AppendDebugLog(context.WithoutCancel(ctx), store.DebugEntry{Time: d.now(), Level: level,
+	_, _ = d.Store.AppendDebugLog(context.WithoutCancel(ctx), hubstore.DebugEntry{Time: d.now(), Level: level,
 		Component: component, RuleID: ruleID, Message: redact.Text(message)})
 }
 
@@ -79,7 +79,7 @@ type debugLogs struct {
 	CurrentLogLevel string       `json:"currentLogLevel"`
 }
 
-func entriesOf(es []store.DebugEntry) []debugEntry {
+func entriesOf(es []hubstore.DebugEntry) []debugEntry {
 	out := make([]debugEntry, 0, len(es))
 	for _, e := range es {
 		out = append(out, debugEntry{Time: stamp(e.Time), Level: e.Level, Component: e.Component, RuleID: e.RuleID,
@@ -97,7 +97,7 @@ func getDebugLogs(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[debugLogsArgs, debugLogs]{
 		Name: "hubitat_get_debug_logs", Toolset: SetDebug, Title: "Hubitat debug log",
 		Description: "Read hamcp's Hubitat debug log: the newest entries (oldest first) of a ring buffer of " +
-			fmt.Sprint(store.DebugLogCapacity) + " written by the Hubitat tools and rules, with totals and the current level. " +
+			fmt.Sprint(hubstore.DebugLogCapacity) + " written by the Hubitat tools and rules, with totals and the current level. " +
 			"Filter by level (exact), component (substring: server, hub-admin, device, rule) or ruleId. " +
 			"Only entries at or above the level hubitat_get_logging_status shows are kept (default error); " +
 			"not the hub's own logs, and not Home Assistant's (ha_get_logs).",
@@ -111,7 +111,7 @@ func getDebugLogs(d Deps) *toolkit.Tool {
 			if level == "all" {
 				level = ""
 			}
-			es, err := d.Store.DebugLogs(ctx, store.DebugQuery{Level: level, Component: a.Component, RuleID: a.RuleID, Limit: limit})
+			es, err := d.Store.DebugLogs(ctx, hubstore.DebugQuery{Level: level, Component: a.Component, RuleID: a.RuleID, Limit: limit})
 			if err != nil {
 				return debugLogs{}, storeError(err)
 			}
@@ -160,7 +160,7 @@ func setLogLevel(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[setLogLevelArgs, levelChange]{
 		Name: "hubitat_set_log_level", Toolset: SetDebug, Title: "Set the Hubitat debug log level",
 		Description: "Set the lowest level hamcp's Hubitat debug log keeps: debug (everything), info, warn or error " +
-			"(the default). Raise it back to error when done: with debug the " + fmt.Sprint(store.DebugLogCapacity) +
+			"(the default). Raise it back to error when done: with debug the " + fmt.Sprint(hubstore.DebugLogCapacity) +
 			"-entry buffer fills quickly and pushes out older errors. Not the add-on's log_level option.",
 		Idempotent: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a setLogLevelArgs) (levelChange, error) {
@@ -170,7 +170,7 @@ func setLogLevel(d Deps) *toolkit.Tool {
 			}
 			// Logged under the lower of the two levels, so neither raising nor lowering hides it.
 			note := fmt.Sprintf("Log level changed from %s to: %s", prev, a.Level)
-			lowering := store.DebugLevelRank(a.Level) < store.DebugLevelRank(prev)
+			lowering := hubstore.DebugLevelRank(a.Level) < hubstore.DebugLevelRank(prev)
 			if !lowering {
 				d.Log(ctx, "info", CompServer, note)
 			}
@@ -207,7 +207,7 @@ func getLoggingStatus(d Deps) *toolkit.Tool {
 			if err != nil {
 				return loggingStatus{}, storeError(err)
 			}
-			return loggingStatus{Version: d.Version, CurrentLogLevel: st.Level, AvailableLevels: store.DebugLevels,
+			return loggingStatus{Version: d.Version, CurrentLogLevel: st.Level, AvailableLevels: hubstore.DebugLevels,
 				TotalEntries: st.Total, MaxEntries: st.Capacity, EntriesByLevel: st.ByLevel,
 				OldestEntry: stamp(st.Oldest), NewestEntry: stamp(st.Newest)}, nil
 		},
@@ -265,7 +265,7 @@ func (d Deps) bugReport(ctx context.Context, a bugReportArgs) (string, error) {
 	if err != nil {
 		return "", storeError(err)
 	}
-	logs, err := d.Store.DebugLogs(ctx, store.DebugQuery{})
+	logs, err := d.Store.DebugLogs(ctx, hubstore.DebugQuery{})
 	if err != nil {
 		return "", storeError(err)
 	}
@@ -298,7 +298,7 @@ func (d Deps) bugReport(ctx context.Context, a bugReportArgs) (string, error) {
 		fmt.Fprintf(&b, "### Steps to Reproduce\n%s\n\n", a.StepsToReproduce)
 	}
 	if a.RuleID != "" {
-		ruleLogs, err := d.Store.DebugLogs(ctx, store.DebugQuery{RuleID: a.RuleID, Limit: 10})
+		ruleLogs, err := d.Store.DebugLogs(ctx, hubstore.DebugQuery{RuleID: a.RuleID, Limit: 10})
 		if err != nil {
 			return "", storeError(err)
 		}

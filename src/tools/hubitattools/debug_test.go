@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
-	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
 
@@ -183,19 +182,13 @@ func TestGenerateBugReport(t *testing.T) {
 func TestDebugLogSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	path := t.TempDir() + "/hamcp.db"
-	st, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served(withStore(st)).Session(t).OK(t, "hubitat_set_log_level", map[string]any{"level": "info"}, nil)
+	st, hs := openHubStore(t, path)
+	served(withStore(hs)).Session(t).OK(t, "hubitat_set_log_level", map[string]any{"level": "info"}, nil)
 	st.Close()
-	st2, err := store.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2, hs2 := openHubStore(t, path)
 	t.Cleanup(func() { st2.Close() })
 	var out logsOut
-	served(withStore(st2)).Session(t).OK(t, "hubitat_get_debug_logs", nil, &out)
+	served(withStore(hs2)).Session(t).OK(t, "hubitat_get_debug_logs", nil, &out)
 	if out.CurrentLogLevel != "info" || out.Count != 1 || !strings.Contains(out.Entries[0].Message, "Log level changed from error to: info") {
 		t.Fatalf("after reopen %+v", out)
 	}

@@ -3,7 +3,7 @@ package hubitattools_test
 // The fixture every test of this package shares. API:
 //
 //   - fx (*tooltest.Fixture): the simulated Home Assistant, hamcp's store (fx.Store) and
-//     permission manager (fx.Perms), serving hubitattools.Tools(defaultDeps()) the way hamcp does
+//     permission manager (fx.Perms), with the Hubitat tables over that store (hubStore), serving hubitattools.Tools(defaultDeps()) the way hamcp does
 //     (mcpserver, the permission gate, toolkit confirmations). fx.Session(t) opens an MCP session
 //     with its own grant scope; fx.Granted(t, permission.CatX, …) one holding those categories,
 //     granted by the user in the panel; s.Grant/s.Deny per category; s.OK, s.Fail, s.Call and
@@ -32,6 +32,7 @@ import (
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
@@ -43,9 +44,10 @@ const (
 )
 
 var (
-	fx     *tooltest.Fixture
-	hub    *simhub.Hub
-	client *hubitat.Client
+	fx       *tooltest.Fixture
+	hubStore *hubstore.Store
+	hub      *simhub.Hub
+	client   *hubitat.Client
 )
 
 func TestMain(m *testing.M) {
@@ -57,8 +59,13 @@ func TestMain(m *testing.M) {
 	}
 	tooltest.Main(m, tooltest.Options{HistoryDays: -1, Tools: func(f *tooltest.Fixture) []*toolkit.Tool {
 		f.OnClose(func() { client.Close(); hub.Close() })
+		// The Hubitat tables in fx's store, as the integration adds them to hamcp's.
+		if hubStore, err = hubstore.Open(context.Background(), f.Store); err != nil {
+			fmt.Fprintln(os.Stderr, "the Hubitat tables:", err)
+			os.Exit(1)
+		}
 		d := defaultDeps()
-		d.Store = f.Store
+		d.Store = hubStore
 		return hubitattools.Tools(d)
 	}}, func(f *tooltest.Fixture) { fx = f })
 }
@@ -104,7 +111,7 @@ func newHub(t testing.TB, so simhub.Options, co hubitat.Options) (*simhub.Hub, *
 	return h, c
 }
 
-// defaultDeps are the Deps fx serves, without the store (fx's, set by served and TestMain).
+// defaultDeps are the Deps fx serves, without the store (hubStore, set by served and TestMain).
 func defaultDeps() hubitattools.Deps {
 	return hubitattools.Deps{Hub: client, Version: testVersion}
 }
@@ -112,7 +119,7 @@ func defaultDeps() hubitattools.Deps {
 // served is a view of fx serving the toolset built from defaultDeps changed by mods.
 func served(mods ...func(*hubitattools.Deps)) *tooltest.Fixture {
 	d := defaultDeps()
-	d.Store = fx.Store
+	d.Store = hubStore
 	for _, m := range mods {
 		m(&d)
 	}

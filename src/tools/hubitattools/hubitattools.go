@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/rules"
-	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -17,7 +17,7 @@ import (
 // Deps are what the Hubitat tools need.
 type Deps struct {
 	Hub   *hubitat.Client
-	Store *store.Store // debug log, captured states, the time of the last hub backup taken through hamcp
+	Store *hubstore.Store // debug log, captured states, rule variables, the last hub backup taken through hamcp
 	// AdminRead and AdminWrite are the hubitat_admin_read and hubitat_admin_write options: the
 	// upstream gates, off by default. Admin write tools are also in the hub_admin category.
 	AdminRead, AdminWrite bool

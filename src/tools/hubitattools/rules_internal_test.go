@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/rules"
 	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -20,9 +21,14 @@ func guardRig(t *testing.T) (Deps, *rules.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := rules.New(rules.Options{Store: st})
-	t.Cleanup(func() { e.Close(); st.Close() })
-	return Deps{Store: st, Rules: e}, e
+	t.Cleanup(func() { st.Close() })
+	hs, err := hubstore.Open(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := rules.New(rules.Options{Store: hs})
+	t.Cleanup(func() { e.Close() })
+	return Deps{Store: hs, Rules: e}, e
 }
 
 var hourly = []rules.Trigger{{Type: "periodic", Interval: 1, Unit: "hours"}}

@@ -2,7 +2,6 @@ package hubitattools_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/rules"
-	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
@@ -31,15 +29,12 @@ type rig struct {
 func newRig(t *testing.T) rig {
 	t.Helper()
 	h, c := newHub(t, simhub.Options{}, hubitat.Options{})
-	st, err := store.Open(filepath.Join(t.TempDir(), "rules.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := privateStore(t)
 	e := rules.New(rules.Options{Hub: c, Store: st, ServerVersion: testVersion})
 	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Close(); st.Close() })
+	t.Cleanup(func() { e.Close() })
 	return rig{hub: h, engine: e, fx: served(withClient(c), func(d *hubitattools.Deps) { d.Rules = e })}
 }
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/sensitive"
-	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -168,7 +168,7 @@ func hubVariableRow(v hubitat.Variable) variableRow {
 	return variableRow{Name: v.Name, Value: v.Value, Type: v.Type, Source: sourceHub}
 }
 
-func ruleVariableRow(v store.RuleVariable) variableRow {
+func ruleVariableRow(v hubstore.RuleVariable) variableRow {
 	return variableRow{Name: v.Name, Value: v.Value, Type: "string", Source: sourceRuleEngine}
 }
 
@@ -279,7 +279,7 @@ func setVariable(d Deps) *toolkit.Tool {
 				return variableSet{Success: true, Name: a.Name, Value: a.Value, Source: sourceHub}, nil
 			}
 			if err := d.Store.SetRuleVariable(ctx, a.Name, a.Value, d.now()); err != nil {
-				if errors.Is(err, store.ErrTooManyRuleVariables) {
+				if errors.Is(err, hubstore.ErrTooManyRuleVariables) {
 					return variableSet{}, &toolkit.Error{Code: "limit_reached", Field: "name", Message: err.Error(),
 						Hint: "reuse an existing variable (hubitat_list_variables)"}
 				}

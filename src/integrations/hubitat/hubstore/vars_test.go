@@ -1,4 +1,4 @@
-package store
+package hubstore
 
 import (
 	"context"

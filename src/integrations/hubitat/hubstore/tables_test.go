@@ -1,4 +1,4 @@
-package store
+package hubstore
 
 import (
 	"bytes"
@@ -165,7 +165,8 @@ func TestDebugLogConcurrentWritersKeepCapacity(t *testing.T) {
 func TestHubBackupsAreFilesBesideTheDatabaseAndPruned(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s, path := openTemp(t)
+	path := filepath.Join(t.TempDir(), "hamcp.db")
+	st, s := openFile(t, path)
 	if _, ok, err := s.LastHubBackup(ctx); ok || err != nil {
 		t.Fatalf("fresh store has a backup: %v %v", ok, err)
 	}
@@ -197,12 +198,9 @@ func TestHubBackupsAreFilesBesideTheDatabaseAndPruned(t *testing.T) {
 		t.Fatalf("oldest file not pruned: %v", err)
 	}
 	// The time of the last backup survives a restart.
-	s.Close()
-	s2, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	st.Close()
+	st2, s2 := openFile(t, path)
+	defer st2.Close()
 	got, ok, err := s2.LastHubBackup(ctx)
 	if err != nil || !ok || !got.TakenAt.Equal(last.TakenAt) || got.Path != last.Path || got.SHA256 != last.SHA256 || got.Size != last.Size {
 		t.Fatalf("after reopen: %+v %v %v, want %+v", got, ok, err, last)

@@ -1,4 +1,4 @@
-package store
+package hubstore
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// createHubitatRuleVariables is the Hubitat rule engine's own variable store (upstream's
+// createRuleVariables is the Hubitat rule engine's own variable store (upstream's
 // state.ruleVariables): where hubitat_set_variable writes when the hub has no such hub variable.
-func createHubitatRuleVariables(ctx context.Context, tx *sql.Tx) error {
+func createRuleVariables(ctx context.Context, tx *sql.Tx) error {
 	return execAll(ctx, tx,
 		`CREATE TABLE hubitat_rule_variables (
 			name       TEXT    PRIMARY KEY,
