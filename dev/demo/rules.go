@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/src/app"
+	hubitatint "github.com/hamcp/hamcp/src/integrations/hubitat"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -56,12 +58,17 @@ var exampleRules = []map[string]any{
 // that must be in hamcp's device cache, so it waits for the hub's live link first.
 func (d *Demo) seedRules(ctx context.Context) error {
 	a := d.App
+	in, ok := a.Integration("hubitat")
+	if !ok {
+		return errors.New("the demo's rules: the Hubitat integration is not running")
+	}
+	hub := in.(*hubitatint.Hub).Client()
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	for !a.Hubitat.Cache().Live() {
+	for !hub.Cache().Live() {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("the demo's rules: the simulated hub's devices did not arrive: %+v", a.Hubitat.Status())
+			return fmt.Errorf("the demo's rules: the simulated hub's devices did not arrive: %+v", hub.Status())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}

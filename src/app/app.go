@@ -23,7 +23,6 @@ import (
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/httpserver"
-	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/integration"
 	"github.com/hamcp/hamcp/src/mcpserver"
 	"github.com/hamcp/hamcp/src/permission"
@@ -55,10 +54,6 @@ type App struct {
 	Builder     *mcpserver.Builder
 	// integrations are the integrations running (integrations.go).
 	integrations []integration.Integration
-	// Hubitat is the hub client of the running integration that has one (the Hubitat
-	// integration), nil without a hub (hubitat_url). Only the demo reads it: code of hamcp's
-	// asks Integration.
-	Hubitat *hubitat.Client
 
 	cancel  context.CancelFunc
 	closers []func() error

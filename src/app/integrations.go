@@ -8,7 +8,6 @@ import (
 
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/httpserver"
-	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/integration"
 	hubitatint "github.com/hamcp/hamcp/src/integrations/hubitat"
 	"github.com/hamcp/hamcp/src/permission"
@@ -45,15 +44,9 @@ func (a *App) startIntegrations(ctx context.Context) error {
 		a.closers = append(a.closers, in.Close)
 		a.integrations = append(a.integrations, in)
 		a.Registry.Add(in.Tools()...)
-		if h, ok := in.(hubClienter); ok && a.Hubitat == nil {
-			a.Hubitat = h.Client()
-		}
 	}
 	return nil
 }
-
-// hubClienter is an integration with a Hubitat hub client, which fills App.Hubitat for the demo.
-type hubClienter interface{ Client() *hubitat.Client }
 
 // Integration is the running integration of that name (a Kind's Name, e.g. "hubitat"); ok is
 // false when the configuration did not ask for it.
