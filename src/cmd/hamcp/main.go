@@ -183,10 +183,12 @@ func tuneGC(getenv func(string) string) {
 
 // An interval in which hamcp allocated less than idleBelowBytes is quiet (a home's state changes
 // allocate far less, a tool call tens to hundreds of KB); the first quiet interval after a busy
-// one, start-up included, hands the garbage back to the system (src/internal/idlegc).
+// one, start-up included, hands the garbage back to the system (src/internal/idlegc). Half a
+// second, so start-up's garbage (≈ 7 MB: the registry, the first state snapshot) is returned
+// about a second after start rather than five; a check is one read of the runtime's counters.
 const (
-	idleCheckEvery = 5 * time.Second
-	idleBelowBytes = 4 << 20
+	idleCheckEvery = 500 * time.Millisecond
+	idleBelowBytes = 512 << 10
 )
 
 func newLogger(level string, w io.Writer) *slog.Logger {
