@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Hidden replaces a secret.
@@ -138,7 +139,7 @@ func walkString(s string) (any, bool) {
 		}
 		return s, false
 	}
-	if t := queryParam.ReplaceAllString(s, "${1}"+Hidden); t != s {
+	if t := hideQueryParams(s); t != s {
 		return t, true
 	}
 	return s, false
@@ -300,7 +301,7 @@ func Args(command string, args []string) []string {
 
 // keyPattern matches any secret name as it is written in text: each letter of a normalised
 // name may be followed by a separator (lock_codes, access-token).
-var keyPattern = func() string {
+func keyPattern() string {
 	names := make([]string, 0, len(secretKeys))
 	for k := range secretKeys {
 		var b strings.Builder
@@ -315,7 +316,7 @@ var keyPattern = func() string {
 	// Longest first, so that "codes" wins over "code" at the same place.
 	sortByLenDesc(names)
 	return `(?:` + strings.Join(names, "|") + `)`
-}()
+}
 
 func sortByLenDesc(s []string) {
 	for i := 1; i < len(s); i++ {
@@ -325,18 +326,37 @@ func sortByLenDesc(s []string) {
 	}
 }
 
+// The patterns are compiled on first use, not at start: the secret names make them large (about
+// half a megabyte compiled), and an add-on nobody has called yet should not hold them.
 var (
 	// queryParam is a URL parameter with a secret name: ?token=…, &code=….
-	queryParam = regexp.MustCompile(`(?i)([?&]` + keyPattern + `=)[^&#\s"'<>]+`)
+	queryParam = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)([?&]` + keyPattern() + `=)[^&#\s"'<>]+`)
+	})
 	// assignment is a secret written as name=value, name: value or "name": value, the value
 	// quoted (a JSON string, escapes and all) or a bare word.
-	assignment = regexp.MustCompile(`(?i)(\b` + keyPattern + `\\?"?\s*[:=]\s*)(\\"(?:[^"\\]|\\\\)*\\"|"(?:[^"\\]|\\.)*"|[^\s,;&"'{}()\\]+)`)
+	assignment = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(\b` + keyPattern() + `\\?"?\s*[:=]\s*)(\\"(?:[^"\\]|\\\\)*\\"|"(?:[^"\\]|\\.)*"|[^\s,;&"'{}()\\]+)`)
+	})
 )
+
+// hideQueryParams is queryParam's replacement, skipped for the many strings (states, names,
+// attribute values) that hold no "?" or "&" and "=", which it cannot match.
+func hideQueryParams(s string) string {
+	if !strings.ContainsAny(s, "?&") || !strings.Contains(s, "=") {
+		return s
+	}
+	return queryParam().ReplaceAllString(s, "${1}"+Hidden)
+}
 
 // Text hides the secrets written into free text: a "code":"1234" or a "lockCodes":"{…}"
 // that a JSON value left behind, code=1234 in a log line, ?token=… in a URL.
 func Text(s string) string {
-	s = queryParam.ReplaceAllString(s, "${1}"+Hidden)
+	s = hideQueryParams(s)
+	if !strings.ContainsAny(s, ":=") {
+		return s // no name=value or name: value to hide
+	}
+	assignment := assignment()
 	return assignment.ReplaceAllStringFunc(s, func(m string) string {
 		sub := assignment.FindStringSubmatch(m)
 		if sub == nil {
