@@ -171,7 +171,8 @@ func TestConfirmFieldClashPanics(t *testing.T) {
 	type withConfirm struct {
 		Confirm bool `json:"confirm"`
 	}
+	// The schema is built on first use; listing the tool is such a use.
 	Define(Spec[withConfirm, string]{Name: "t_x", Toolset: "test", Description: "x",
 		Confirm: &Confirm[withConfirm]{When: "always", Check: func(context.Context, *Call, withConfirm) (Ask, error) { return Ask{}, nil }},
-		Handler: func(context.Context, *Call, withConfirm) (string, error) { return "", nil }})
+		Handler: func(context.Context, *Call, withConfirm) (string, error) { return "", nil }}).Definition()
 }

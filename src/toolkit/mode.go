@@ -43,7 +43,7 @@ const (
 func ListBytes(tools []*Tool) int {
 	defs := make([]*mcp.Tool, len(tools))
 	for i, t := range tools {
-		defs[i] = t.def
+		defs[i] = t.Definition()
 	}
 	b, _ := json.Marshal(map[string]any{"tools": defs})
 	return len(b)
@@ -124,7 +124,7 @@ func searchTool(enabled []*Tool, core []string) *Tool {
 			}
 			res := searchResult{Query: in.Query, Tools: []*mcp.Tool{}}
 			for _, h := range ix.search(in.Query, min(n, MaxSearchResults)) {
-				res.Tools = append(res.Tools, h.tool.def)
+				res.Tools = append(res.Tools, h.tool.Definition())
 			}
 			res.Count = len(res.Tools)
 			if res.Count == 0 {

@@ -96,8 +96,8 @@ func newIndex(tools []*Tool, core []string) *index {
 		}
 		add(def.Title, weightTitle)
 		add(withoutExamples(withoutToolNames(def.Description, names)), weightText)
-		if t.schema != nil {
-			for name, p := range t.schema.Properties {
+		if schema := t.inputSchema(); schema != nil {
+			for name, p := range schema.Properties {
 				add(name, weightArgName)
 				if p == nil {
 					continue

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -66,13 +67,15 @@ type Spec[In, Out any] struct {
 
 // Tool is a declared tool, ready to be installed on a server.
 type Tool struct {
-	def      *mcp.Tool
-	schema   *jsonschema.Schema
-	toolset  string
-	category Category
-	grants   []Grant // every category a call may need, for listings and DOCS.md
-	confirm  string  // when calls need the user's confirmation, for DOCS.md ("" = never)
-	readOnly bool
+	def    *mcp.Tool // InputSchema is set by inputSchema: read it through Definition
+	schema *jsonschema.Schema
+	// lazySchema builds schema on first use (Define); nil for tools made with their schema.
+	lazySchema func() *jsonschema.Schema
+	toolset    string
+	category   Category
+	grants     []Grant // every category a call may need, for listings and DOCS.md
+	confirm    string  // when calls need the user's confirmation, for DOCS.md ("" = never)
+	readOnly   bool
 	// interactive: Spec.Interactive.
 	interactive bool
 	invoke      func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
@@ -86,19 +89,8 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 	if s.Name == "" || s.Description == "" || s.Toolset == "" || s.Handler == nil {
 		panic(fmt.Sprintf("toolkit: tool %q needs a name, toolset, description and handler", s.Name))
 	}
-	schema, err := schemaFor[In]()
-	if err != nil {
-		panic(fmt.Sprintf("toolkit: tool %s: input schema: %v", s.Name, err))
-	}
-	if s.Confirm != nil {
-		if s.Confirm.When == "" || s.Confirm.Check == nil {
-			panic(fmt.Sprintf("toolkit: tool %s: a Confirm needs a When for the documentation and a Check", s.Name))
-		}
-		if _, dup := schema.Properties[confirmArg]; dup {
-			panic(fmt.Sprintf("toolkit: tool %s declares Confirm and its own confirm argument: drop the field", s.Name))
-		}
-		schema.Properties = maps.Clone(schema.Properties) // never write into a schema another tool may share
-		schema.Properties[confirmArg] = confirmProperty()
+	if s.Confirm != nil && (s.Confirm.When == "" || s.Confirm.Check == nil) {
+		panic(fmt.Sprintf("toolkit: tool %s: a Confirm needs a When for the documentation and a Check", s.Name))
 	}
 	destructive := s.Destructive && !s.ReadOnly
 	openWorld := s.OpenWorld
@@ -106,7 +98,6 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 		Name:        s.Name,
 		Title:       s.Title,
 		Description: s.Description,
-		InputSchema: schema,
 		// The title is said once, at the top level (MCP 2025-06-18); annotations.title only repeats it.
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    s.ReadOnly,
@@ -115,8 +106,27 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 			OpenWorldHint:   &openWorld,
 		},
 	}
-	t := &Tool{def: def, schema: schema, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly,
+	t := &Tool{def: def, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly,
 		grants: grantsOf(s.Category, s.Conditional), interactive: s.Interactive}
+	// The input schema is built from In by reflection the first time anything needs it (a
+	// client's tools/list, a search, a call): an add-on nobody has connected to yet does not hold
+	// a hundred schemas. A malformed declaration still panics, at the first use, which every test
+	// that lists the registry's tools (the toolsnaps) reaches.
+	t.lazySchema = sync.OnceValue(func() *jsonschema.Schema {
+		schema, err := schemaFor[In]()
+		if err != nil {
+			panic(fmt.Sprintf("toolkit: tool %s: input schema: %v", s.Name, err))
+		}
+		if s.Confirm != nil {
+			if _, dup := schema.Properties[confirmArg]; dup {
+				panic(fmt.Sprintf("toolkit: tool %s declares Confirm and its own confirm argument: drop the field", s.Name))
+			}
+			schema.Properties = maps.Clone(schema.Properties) // never write into a schema another tool may share
+			schema.Properties[confirmArg] = confirmProperty()
+		}
+		def.InputSchema = schema
+		return schema
+	})
 	if s.Confirm != nil {
 		t.confirm = s.Confirm.When
 	}
@@ -135,7 +145,7 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 			}
 			key = callKey(s.Name, args)
 		}
-		if err := decodeArgs(args, &in, schema); err != nil {
+		if err := decodeArgs(args, &in, t.inputSchema()); err != nil {
 			return nil, "", err
 		}
 		summary := argNames(args)
@@ -191,11 +201,22 @@ func (t *Tool) Standalone() bool {
 }
 
 // Definition is the MCP tool definition (name, description, input schema, annotations).
-func (t *Tool) Definition() *mcp.Tool { return t.def }
+func (t *Tool) Definition() *mcp.Tool {
+	t.inputSchema()
+	return t.def
+}
+
+// inputSchema is the tool's input schema, built on first use.
+func (t *Tool) inputSchema() *jsonschema.Schema {
+	if t.lazySchema != nil {
+		return t.lazySchema()
+	}
+	return t.schema
+}
 
 // Install adds the tool to an MCP server; every call goes through env.
 func (t *Tool) Install(s *mcp.Server, env *Env) {
-	s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.AddTool(t.Definition(), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return t.Handle(ctx, env, req), nil
 	})
 }
