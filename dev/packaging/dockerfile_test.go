@@ -228,7 +228,8 @@ func TestDockerignore(t *testing.T) {
 		sent bool
 	}{
 		{"go.mod", true}, {"go.sum", true}, {"run.sh", true}, {"addon/compile-hamcp.sh", true},
-		{"src/cmd/hamcp/main.go", true}, {"src/app/app.go", true}, {"dev/sim/sandbox/templates/x.tmpl", true},
+		{"src/cmd/hamcp/main.go", true}, {"src/app/app.go", true}, {"third_party/go-sdk/mcp/server.go", true},
+		{"dev/sim/sandbox/templates/x.tmpl", false}, {"dev/demo/demo.go", false},
 		{".git/config", false}, {"src/app/app_test.go", false}, {"src/oauth/testdata/x.json", false},
 		{"README.md", false}, {".ci/node_modules/x/index.js", false}, {"icon.png", false},
 	} {

@@ -49,11 +49,6 @@ type Spec[In, Out any] struct {
 	// argument to the schema; the handler never sees it.
 	Confirm *Confirm[In]
 
-	// Interactive: the handler talks to the client while it runs (log or progress messages,
-	// elicitation, sampling) or needs its answer streamed. Such calls always go through the SDK's
-	// request machinery; see Tool.Standalone.
-	Interactive bool
-
 	ReadOnly    bool // changes nothing anywhere
 	Destructive bool // may destroy or overwrite something (only meaningful when not ReadOnly)
 	Idempotent  bool // repeating the call has no further effect
@@ -76,9 +71,7 @@ type Tool struct {
 	grants     []Grant // every category a call may need, for listings and DOCS.md
 	confirm    string  // when calls need the user's confirmation, for DOCS.md ("" = never)
 	readOnly   bool
-	// interactive: Spec.Interactive.
-	interactive bool
-	invoke      func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
+	invoke     func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
 	// direct answers the call itself instead of through env.run (hamcp_call_tool, which runs its target through env.run).
 	direct func(ctx context.Context, env *Env, req *mcp.CallToolRequest) *mcp.CallToolResult
 }
@@ -107,7 +100,7 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 		},
 	}
 	t := &Tool{def: def, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly,
-		grants: grantsOf(s.Category, s.Conditional), interactive: s.Interactive}
+		grants: grantsOf(s.Category, s.Conditional)}
 	// The input schema is built from In by reflection the first time anything needs it (a
 	// client's tools/list, a search, a call): an add-on nobody has connected to yet does not hold
 	// a hundred schemas. A malformed declaration still panics, at the first use, which every test
@@ -190,15 +183,6 @@ func (t *Tool) Category() Category { return t.category }
 
 // ReadOnly reports whether the tool changes nothing.
 func (t *Tool) ReadOnly() bool { return t.readOnly }
-
-// Standalone reports whether a call of t needs nothing from the client while it runs: it reads
-// only, asks for no grant and no confirmation, runs no other tool and sends no messages. Such a
-// call may be answered outside the SDK's request machinery (httpserver's in-session fast path);
-// one run that way is Detached, so even a handler that forgets Spec.Interactive cannot wait on
-// a client that is not listening.
-func (t *Tool) Standalone() bool {
-	return t.readOnly && len(t.grants) == 0 && t.confirm == "" && t.direct == nil && !t.interactive
-}
 
 // Definition is the MCP tool definition (name, description, input schema, annotations).
 func (t *Tool) Definition() *mcp.Tool {

@@ -86,7 +86,7 @@ func define[In any](name, desc string, h func(ctx context.Context, c *toolkit.Ca
 // sampling, elicitation) or needs its answer on an event stream (SSE polling).
 func defineInteractive[In any](name, desc string, h func(ctx context.Context, c *toolkit.Call, in In) (blocks, error)) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[In, blocks]{
-		Name: name, Toolset: Toolset, Description: desc, ReadOnly: true, Idempotent: true, Interactive: true, Handler: h,
+		Name: name, Toolset: Toolset, Description: desc, ReadOnly: true, Idempotent: true, Handler: h,
 	})
 }
 
