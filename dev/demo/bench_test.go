@@ -68,12 +68,12 @@ func BenchmarkGetStatesFromHA(b *testing.B) {
 // BenchmarkCachedReadRaw is the cached read (ha_get_entity_details on sun.sun) over loopback
 // HTTP with a plain client that reuses its connection, so B/op is hamcp's allocation per call
 // plus the client's: the "canned answer" sub-benchmark is that client against a handler that
-// only writes the same answer, the client's share to subtract. "session via go-sdk" forces the
-// SDK's session path with a progress token, for comparison with hamcp's in-session answer.
+// only writes the same answer, the client's share to subtract. "session, progress token" asks for
+// progress, which the SDK's session answers as an event stream rather than plain JSON.
 func BenchmarkCachedReadRaw(b *testing.B) {
 	e := startDemo(b, nil)
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ha_get_entity_details","arguments":{"entity_id":"sun.sun"}}}`
-	viaSDK := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"ha_get_entity_details","arguments":{"entity_id":"sun.sun"}}}`
+	withProgress := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"ha_get_entity_details","arguments":{"entity_id":"sun.sun"}}}`
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	do := func(b *testing.B, url, sid, body string) []byte {
 		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
@@ -114,7 +114,7 @@ func BenchmarkCachedReadRaw(b *testing.B) {
 	b.Run("canned answer", run(canned.URL, "", call))
 	b.Run("sessionless", run(e.url+"/mcp", "", call))
 	b.Run("session", run(e.url+"/mcp", sid, call))
-	b.Run("session via go-sdk", run(e.url+"/mcp", sid, viaSDK))
+	b.Run("session, progress token", run(e.url+"/mcp", sid, withProgress))
 }
 
 // BenchmarkServiceCallAddedLatency compares a light toggle sent to the simulated Home Assistant
