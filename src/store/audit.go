@@ -98,13 +98,13 @@ func (s *Store) appendAudit(ctx context.Context, stmt *sql.Stmt, e AuditEntry) e
 	}
 	_, err := stmt.ExecContext(ctx,
 		toMillis(e.Time),
-		clip(e.SessionID, maxShortField),
-		clip(e.Client, maxShortField),
-		clip(e.Tool, maxShortField),
-		clip(e.Category, maxShortField),
-		clip(e.ArgsSummary, maxSummary),
-		clip(e.Outcome, maxShortField),
-		clip(e.Detail, maxDetail),
+		Clip(e.SessionID, maxShortField),
+		Clip(e.Client, maxShortField),
+		Clip(e.Tool, maxShortField),
+		Clip(e.Category, maxShortField),
+		Clip(e.ArgsSummary, maxSummary),
+		Clip(e.Outcome, maxShortField),
+		Clip(e.Detail, maxDetail),
 		max(e.DurationMS, 0),
 	)
 	if err != nil {
@@ -207,9 +207,10 @@ func (s *Store) PruneAudit(ctx context.Context, olderThan time.Time) (int64, err
 
 const truncMark = "…[truncated]"
 
-// clip bounds s to n bytes on a rune boundary, marking the cut. Invalid UTF-8 is replaced so the
-// stored text always reads back as valid JSON-safe UTF-8.
-func clip(s string, n int) string {
+// Clip bounds s to n bytes on a rune boundary, marking the cut. Invalid UTF-8 is replaced so the
+// stored text always reads back as valid JSON-safe UTF-8. Integrations storing text of their own
+// in hamcp's store use it too.
+func Clip(s string, n int) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}

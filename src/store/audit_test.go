@@ -236,11 +236,11 @@ func FuzzAuditRoundTrip(f *testing.F) {
 		if err := s.AppendAudit(ctx, e); err != nil {
 			t.Fatal(err)
 		}
-		got, total, err := s.ListAudit(ctx, AuditQuery{SessionID: clip(session, maxShortField), Tool: clip(tool, maxShortField), Outcome: "fuzz", Limit: 1})
+		got, total, err := s.ListAudit(ctx, AuditQuery{SessionID: Clip(session, maxShortField), Tool: Clip(tool, maxShortField), Outcome: "fuzz", Limit: 1})
 		if err != nil || total == 0 {
 			t.Fatalf("entry not found by its own fields: total %d, err %v", total, err)
 		}
-		if got[0].ArgsSummary != clip(summary, maxSummary) || got[0].Detail != clip(detail, maxDetail) {
+		if got[0].ArgsSummary != Clip(summary, maxSummary) || got[0].Detail != Clip(detail, maxDetail) {
 			t.Fatalf("round trip changed the text: %q/%q -> %q/%q", summary, detail, got[0].ArgsSummary, got[0].Detail)
 		}
 		if len(got[0].ArgsSummary) > maxSummary || !utf8.ValidString(got[0].ArgsSummary) {

@@ -8,9 +8,7 @@ package hubstore
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hamcp/hamcp/src/store"
 )
@@ -97,20 +95,5 @@ func toMillis(t time.Time) int64 { return t.UnixMilli() }
 
 func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
 
-const truncMark = "…[truncated]"
-
-// clip bounds s to n bytes on a rune boundary, marking the cut. Invalid UTF-8 is replaced so the
-// stored text always reads back as valid JSON-safe UTF-8.
-func clip(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len(truncMark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + truncMark
-}
+// clip bounds s to n bytes as hamcp's store does.
+func clip(s string, n int) string { return store.Clip(s, n) }
