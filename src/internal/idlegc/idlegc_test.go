@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime/metrics"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -35,9 +36,9 @@ func TestTracker(t *testing.T) {
 	}
 }
 
-// TestRunTrimsWhenQuiet runs the real loop on this process: with a threshold no test reaches,
-// the first interval is quiet, and Run forces exactly one collection (FreeOSMemory's), then none
-// while it stays quiet.
+// TestRunTrimsWhenQuiet runs the real loop on this process, its ticker on a synctest clock: with a
+// threshold no test reaches, the first interval is quiet, and Run forces exactly one collection
+// (FreeOSMemory's), then none while it stays quiet.
 func TestRunTrimsWhenQuiet(t *testing.T) {
 	// Not parallel: it counts the process's forced collections.
 	forced := func() uint64 {
@@ -45,18 +46,22 @@ func TestRunTrimsWhenQuiet(t *testing.T) {
 		metrics.Read(s)
 		return s[0].Value.Uint64()
 	}
-	before := forced()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { Run(ctx, 10*time.Millisecond, 1<<40); close(done) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for forced() == before && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond) // ten more quiet intervals: no further trim
-	cancel()
-	<-done
-	if got := forced() - before; got != 1 {
-		t.Errorf("%d forced collections, want 1", got)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		before := forced()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() { Run(ctx, time.Second, 1<<40); close(done) }()
+		time.Sleep(time.Second) // the first interval
+		synctest.Wait()
+		if got := forced() - before; got != 1 {
+			t.Errorf("after the first quiet interval: %d forced collections, want 1", got)
+		}
+		time.Sleep(10 * time.Second) // ten more quiet intervals: no further trim
+		synctest.Wait()
+		cancel()
+		<-done
+		if got := forced() - before; got != 1 {
+			t.Errorf("after ten more quiet intervals: %d forced collections, want 1", got)
+		}
+	})
 }
