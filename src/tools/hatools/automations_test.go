@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
@@ -122,7 +123,7 @@ func TestAutomationLifecycle(t *testing.T) {
 		if cfg["alias"] != "Porch light at dusk" || cfg["description"] != "warm light" || cfg["mode"] != nil || cfg["triggers"] == nil {
 			t.Fatalf("merged config: %v", cfg)
 		}
-		admEventually(t, "the new alias", func() bool {
+		testkit.Eventually(t, "the new alias", func() bool {
 			it := admItems(t, e.ok(t, "ha_list_automations", map[string]any{"search": "porch_sunset"}), "items")
 			return len(it) == 1 && it[0]["alias"] == "Porch light at dusk"
 		})
@@ -141,7 +142,7 @@ func TestAutomationLifecycle(t *testing.T) {
 		if r["deleted"] != true {
 			t.Fatalf("delete: %v", r)
 		}
-		admEventually(t, "the entity to go", func() bool {
+		testkit.Eventually(t, "the entity to go", func() bool {
 			return len(admItems(t, e.ok(t, "ha_list_automations", map[string]any{"search": "porch_sunset"}), "items")) == 0
 		})
 	})

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 func TestReadConfig(t *testing.T) {
@@ -103,7 +105,7 @@ func TestWriteConfig(t *testing.T) {
 			t.Fatal("the backup does not hold the previous content")
 		}
 		e.ok(t, "ha_reload_config", map[string]any{"domain": "automation"})
-		admEventually(t, "the reloaded automation to appear", func() bool {
+		testkit.Eventually(t, "the reloaded automation to appear", func() bool {
 			list := admItems(t, e.ok(t, "ha_list_automations", nil), "items")
 			return len(list) == 1 && list[0]["id"] == "test_1"
 		})

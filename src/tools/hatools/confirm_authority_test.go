@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/tools/hatools"
@@ -128,7 +129,7 @@ func TestApprovalCoversTheEffectNotTheArguments(t *testing.T) {
 		"entities": map[string]any{"lock.back_door": "unlocked"}}, false); err != nil {
 		t.Fatal(err)
 	}
-	admEventually(t, "scene.rt_swap", func() bool { _, err := e.ha.State(ctx, "scene.rt_swap"); return err == nil })
+	testkit.Eventually(t, "scene.rt_swap", func() bool { _, err := e.ha.State(ctx, "scene.rt_swap"); return err == nil })
 	args := svc("scene.turn_on", map[string]any{"entity_id": []string{"scene.rt_swap"}})
 	id := e.asked(t, "ha_call_service", args)
 	if err := e.pm.Approve(ctx, id, permission.Approver{Via: permission.ViaPanel, UserID: "owner"}); err != nil {
@@ -139,7 +140,7 @@ func TestApprovalCoversTheEffectNotTheArguments(t *testing.T) {
 		"lock.front_door": "unlocked", "alarm_control_panel.home_alarm": "disarmed", "cover.garage_door": "open"}}, false); err != nil {
 		t.Fatal(err)
 	}
-	admEventually(t, "the swapped scene", func() bool {
+	testkit.Eventually(t, "the swapped scene", func() bool {
 		s, _ := e.ha.State(ctx, "scene.rt_swap")
 		l, _ := s.Attributes["entity_id"].([]any)
 		return len(l) == 3
@@ -164,7 +165,7 @@ func TestWritesThatChangeWhatLaterCallsDoAreConfirmed(t *testing.T) {
 	if _, _, err := e.ha.CallService(ctx, "scene", "create", map[string]any{"scene_id": "rt_x", "entities": map[string]any{"light.porch": "on"}}, false); err != nil {
 		t.Fatal(err)
 	}
-	admEventually(t, "scene.rt_x", func() bool { _, err := e.ha.State(ctx, "scene.rt_x"); return err == nil })
+	testkit.Eventually(t, "scene.rt_x", func() bool { _, err := e.ha.State(ctx, "scene.rt_x"); return err == nil })
 	e.ok(t, "ha_create_automation", map[string]any{"confirm": true, "config": map[string]any{"alias": "RT delayed scene",
 		"triggers": []any{map[string]any{"trigger": "event", "event_type": "rt_never"}},
 		"actions":  []any{map[string]any{"delay": "00:00:04"}, map[string]any{"scene": "scene.rt_x"}}}})
@@ -248,7 +249,7 @@ func TestUserAutomationsStartedByTheModelsChangesCount(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	admEventually(t, "the automations loaded", func() bool {
+	testkit.Eventually(t, "the automations loaded", func() bool {
 		n := 0
 		all, _ := e.ha.States(ctx)
 		for _, s := range all {
@@ -303,7 +304,7 @@ func TestSwapWhileTheUserIsAskedIsNotCovered(t *testing.T) {
 		"entities": map[string]any{"lock.back_door": "unlocked"}}, false); err != nil {
 		t.Fatal(err)
 	}
-	admEventually(t, "scene.rt_while", func() bool { _, err := e.ha.State(ctx, "scene.rt_while"); return err == nil })
+	testkit.Eventually(t, "scene.rt_while", func() bool { _, err := e.ha.State(ctx, "scene.rt_while"); return err == nil })
 	e.fails(t, "ha_call_service", svc("scene.turn_on", map[string]any{"entity_id": []string{"scene.rt_while"}}), "confirmation_stale", "changed while the user was being asked")
 	e.assertUntouched(t)
 	if len(asked) != 1 || !strings.Contains(asked[0], "lock.back_door") {

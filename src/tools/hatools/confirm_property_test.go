@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
 )
@@ -133,7 +134,7 @@ func (b *chainBuilder) automation(trigger, action map[string]any) string {
 
 func (b *chainBuilder) automationEntity(id string) string {
 	var eid string
-	admEventually(b.t, "automation "+id, func() bool {
+	testkit.Eventually(b.t, "automation "+id, func() bool {
 		all, _ := b.e.ha.States(context.Background())
 		for _, s := range all {
 			if got, _ := s.Attributes["id"].(string); got == id && s.Domain() == "automation" {
@@ -147,7 +148,7 @@ func (b *chainBuilder) automationEntity(id string) string {
 }
 
 func (b *chainBuilder) wait(id string) {
-	admEventually(b.t, id, func() bool { _, err := b.e.ha.State(context.Background(), id); return err == nil })
+	testkit.Eventually(b.t, id, func() bool { _, err := b.e.ha.State(context.Background(), id); return err == nil })
 }
 
 // call is the model's move: run the outermost action now, or write it into an automation of its own.

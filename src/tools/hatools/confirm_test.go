@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
 )
@@ -55,7 +56,7 @@ func seedSensitiveConfigs(t *testing.T, e *admEnv) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"cover.all_garages", "script.let_in", "script.welcome", "script.reboot", "scene.open_house", "scene.alarm_off", "scene.garage_open", "automation.user_1714000009104"} {
-		admEventually(t, id+" in the mirror", func() bool { _, ok := e.ha.Mirror().Get(id); return ok })
+		testkit.Eventually(t, id+" in the mirror", func() bool { _, ok := e.ha.Mirror().Get(id); return ok })
 	}
 }
 
@@ -274,7 +275,7 @@ func TestUserConfirmsThroughTheClient(t *testing.T) {
 		{svc("script.open_garage", nil), "cover.garage_door", "open"},
 	} {
 		e.ok(t, "ha_call_service", c.args)
-		admEventually(t, c.entity+" "+c.now, func() bool { return e.state(t, c.entity) == c.now })
+		testkit.Eventually(t, c.entity+" "+c.now, func() bool { return e.state(t, c.entity) == c.now })
 	}
 	if len(asked) != 4 || !strings.Contains(asked[0], "unlock lock.front_door (Front Door)") || !strings.Contains(asked[3], "open cover.garage_door") {
 		t.Errorf("the user was asked %q", asked)
@@ -301,7 +302,7 @@ func TestUserApprovesOnceInThePanel(t *testing.T) {
 		t.Fatalf("an approval for the garage unlocked the door: %s", r.raw)
 	}
 	e.ok(t, "ha_call_service", args)
-	admEventually(t, "the garage open", func() bool { return e.state(t, "cover.garage_door") == "open" })
+	testkit.Eventually(t, "the garage open", func() bool { return e.state(t, "cover.garage_door") == "open" })
 	if r := e.call(t, "ha_call_service", args); r.err == nil || r.err.Code != "confirmation_required" {
 		t.Fatalf("the approval was used twice: %s", r.raw)
 	}
@@ -313,7 +314,7 @@ func TestTrustedClassTakesTheModelsWord(t *testing.T) {
 	t.Parallel()
 	e := admStart(t, admOpts{trust: []string{"lock", "change"}})
 	e.ok(t, "ha_call_service", svc("lock.unlock", map[string]any{"label_id": []string{"security"}}))
-	admEventually(t, "the door unlocked", func() bool { return e.state(t, "lock.front_door") == "unlocked" })
+	testkit.Eventually(t, "the door unlocked", func() bool { return e.state(t, "lock.front_door") == "unlocked" })
 	if r := e.call(t, "ha_call_service", map[string]any{"domain": "lock", "service": "unlock", "entity_id": []string{"lock.front_door"}}); r.err == nil || r.err.Field != "confirm" {
 		t.Fatalf("a trusted class without confirm=true: %s", r.raw)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 type dtAssist struct {
@@ -25,7 +27,7 @@ func testConversation(t *testing.T, e *dataEnv) {
 	}{
 		{"Turn off the kitchen lights", "action_done", "", "Turned off the lights", func(t *testing.T, r dtAssist) {
 			for _, id := range []string{"light.kitchen_ceiling", "light.kitchen_island"} {
-				dtEventually(t, id+" off", func() bool { s, ok := e.ha.Mirror().Get(id); return ok && s.State == "off" })
+				testkit.Eventually(t, id+" off", func() bool { s, ok := e.ha.Mirror().Get(id); return ok && s.State == "off" })
 			}
 		}},
 		{"turn on the Office Desk Lamp", "action_done", "", "Turned on Office Desk Lamp", func(t *testing.T, r dtAssist) {

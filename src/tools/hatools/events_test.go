@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 type dtListener struct {
@@ -108,7 +109,7 @@ func testLiveEvents(t *testing.T, e *dataEnv) {
 		t.Errorf("notification: %v", got)
 	}
 	var stats dtSubStats
-	dtEventually(t, "delivery counted", func() bool {
+	testkit.Eventually(t, "delivery counted", func() bool {
 		dtOK(t, cs, "ha_get_subscription_stats", map[string]any{"include_events": true}, &stats)
 		return len(stats.Subscriptions) == 1 && stats.Subscriptions[0].Delivered == 1
 	})
@@ -124,7 +125,7 @@ func testLiveEvents(t *testing.T, e *dataEnv) {
 			t.Fatal(err)
 		}
 	}
-	dtEventually(t, "the burst counted", func() bool {
+	testkit.Eventually(t, "the burst counted", func() bool {
 		dtOK(t, cs, "ha_get_subscription_stats", nil, &stats)
 		for _, s := range stats.Subscriptions {
 			if s.SubscriptionID == burst {
@@ -168,5 +169,5 @@ func testLiveEvents(t *testing.T, e *dataEnv) {
 		t.Fatalf("HA has %d probe listeners, want 9", n)
 	}
 	_ = cs.Close()
-	dtEventually(t, "HA dropping the ended session's subscriptions", func() bool { return probes() == 0 })
+	testkit.Eventually(t, "HA dropping the ended session's subscriptions", func() bool { return probes() == 0 })
 }

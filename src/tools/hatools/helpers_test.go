@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
@@ -122,7 +123,7 @@ func testHelpers(t *testing.T, e *dataEnv) {
 	if len(helpers.Items) != 1 || helpers.Items[0].Settings["step"] != 0.5 || helpers.Items[0].Settings["unit_of_measurement"] != "°C" {
 		t.Errorf("night temperature helper: %+v", helpers.Items)
 	}
-	dtEventually(t, "the new counter", func() bool {
+	testkit.Eventually(t, "the new counter", func() bool {
 		dtOK(t, cs, "ha_list_input_helpers", map[string]any{"domain": "counter"}, &helpers)
 		return len(helpers.Items) == 1 && helpers.Items[0].State == "3" && helpers.Items[0].Settings["maximum"] == 20.0
 	})

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 type dtArea struct {
@@ -121,7 +123,7 @@ func testOrganisation(t *testing.T, e *dataEnv) {
 	t.Cleanup(func() {
 		_ = e.ha.Call(ctx, "config/area_registry/update", map[string]any{"area_id": "office", "name": "Office"}, nil)
 	})
-	dtEventually(t, "the renamed area", func() bool {
+	testkit.Eventually(t, "the renamed area", func() bool {
 		dtOK(t, cs, "ha_list_areas", map[string]any{"search": "study"}, &areas)
 		return areas.Total == 1 && areas.Items[0].AreaID == "office"
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/mcpserver"
@@ -186,18 +187,6 @@ func dtErrCases(t *testing.T, cs *mcp.ClientSession, cases []dtErrCase) {
 	}
 }
 
-// dtEventually polls cond for up to five seconds (state changes reach the mirror asynchronously).
-func dtEventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestHomeDataTools runs every group against one simulated home with a day of history; each
 // group is a subtest so `-run TestHomeDataTools/calendars` picks one.
 func TestHomeDataTools(t *testing.T) {
@@ -277,7 +266,7 @@ func testSearch(t *testing.T, e *dataEnv) {
 			State    string `json:"state"`
 		} `json:"items"`
 	}
-	dtEventually(t, "the toggle in recent activity", func() bool {
+	testkit.Eventually(t, "the toggle in recent activity", func() bool {
 		dtOK(t, cs, "ha_get_recent_activity", map[string]any{"minutes": 5, "domain": "switch"}, &act)
 		return len(act.Items) > 0 && act.Items[0].EntityID == "switch.christmas_lights"
 	})

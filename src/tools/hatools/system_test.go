@@ -158,18 +158,6 @@ func (e *admEnv) down(t testing.TB) {
 	}
 }
 
-// admEventually waits for cond, which state changes reach through the event stream.
-func admEventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // admResult is one tool call's outcome: the decoded JSON text, or the tool error.
 type admResult struct {
 	raw  string
