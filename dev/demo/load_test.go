@@ -19,7 +19,7 @@ import (
 	"github.com/hamcp/hamcp/src/permission"
 )
 
-// The load and soak tests (issue 15) run only when HAMCP_LOAD says so (short: CI's version,
+// The load and soak tests run only when HAMCP_LOAD says so (short: CI's version,
 // under a minute; full: 10 minutes of soak) — `bash .ci/load.sh` runs them. They are not part of
 // the README's test command, with or without CI=true: they measure, they need the cores to
 // themselves, and they take minutes.

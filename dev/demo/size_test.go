@@ -11,7 +11,7 @@ import (
 	"github.com/hamcp/hamcp/src/config"
 )
 
-// defaultCallLimit is the size every tool's default call must stay under (issue 5): a model pays
+// defaultCallLimit is the size every tool's default call must stay under: a model pays
 // for every byte of a result.
 const defaultCallLimit = 20 << 10
 

@@ -11,7 +11,7 @@ import (
 	"github.com/hamcp/hamcp/dev/loadgen"
 )
 
-// TestServeConcurrency is issue 15's grid: the cached read at 1, 8 and 64 clients over HTTP
+// TestServeConcurrency is the speed grid: the cached read at 1, 8 and 64 clients over HTTP
 // sessions, sessionless POSTs and stdio, against the add-on's binary with hamcp's own collector
 // settings and the simulated Home Assistant (in this process). HTTP runs go to one `hamcp serve`;
 // stdio runs start `hamcp stdio` (one process, all calls in flight on its pipe). Skipped unless

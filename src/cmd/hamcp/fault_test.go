@@ -1,6 +1,6 @@
 package main
 
-// Fault tests of the real binary (issue 15): SIGTERM under load. `hamcp demo` runs as a user runs
+// Fault tests of the real binary: SIGTERM under load. `hamcp demo` runs as a user runs
 // it, driven by dev/loadgen (sessions and sessionless POSTs) while a shell command and a stream
 // of file writes are in flight; then it gets SIGTERM.
 

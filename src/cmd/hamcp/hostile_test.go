@@ -1,6 +1,6 @@
 package main
 
-// Hostile clients against the real binary (issue 15): SSE streams nobody reads, a flood of
+// Hostile clients against the real binary: SSE streams nobody reads, a flood of
 // initialize requests, 10 MB bodies — all at once, from their own addresses, while a
 // well-behaved client works beside them. The limits are unit-tested in src/httpserver
 // (security_test.go) on small numbers; here they hold with the production defaults in the

@@ -18,7 +18,7 @@ import (
 )
 
 // The guard of every tool that writes a rule. The model writes rules that run later without it,
-// so saving one is held to what running its actions directly would need (issue 9: confirmation
+// so saving one is held to what running its actions directly would need (confirmation
 // follows indirection): an action at any depth that unlocks a lock, disarms the Safety Monitor,
 // opens a garage door or gate (or a valve, or sounds a siren) needs the same confirmation as the
 // command itself, and an http_request action, which reaches the network from hamcp's position,
