@@ -17,9 +17,8 @@ type Scalar struct {
 	Bool    bool // came as a JSON boolean
 }
 
-// S makes a string Scalar; N a numeric one.
-func S(s string) *Scalar  { return &Scalar{Text: s} }
-func N(f float64) *Scalar { return &Scalar{Text: strconv.FormatFloat(f, 'f', -1, 64), Numeric: true} }
+// S makes a string Scalar.
+func S(s string) *Scalar { return &Scalar{Text: s} }
 func (s *Scalar) String() string {
 	if s == nil {
 		return ""

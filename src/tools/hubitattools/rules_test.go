@@ -422,7 +422,7 @@ func TestRuleExportImportRemaps(t *testing.T) {
 		Actions: []rules.Action{
 			{Type: "capture_state", DeviceIDs: []string{"1", "2"}, StateID: "before"},
 			{Type: "if_then_else", Condition: &rules.Condition{Type: "device_state", DeviceID: "13", Attribute: "motion", Value: rules.S("active")},
-				ThenActions: []rules.Action{{Type: "set_level", DeviceID: "1", Level: rules.N(20)}}},
+				ThenActions: []rules.Action{{Type: "set_level", DeviceID: "1", Level: &rules.Scalar{Text: "20", Numeric: true}}}},
 		}})
 	var export map[string]any
 	a.fx.Session(t).OK(t, "hubitat_export_rule", obj("ruleId", id), &export)
