@@ -73,12 +73,16 @@ func (d *Demo) seedRules(ctx context.Context) error {
 		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "hamcp-demo-seed", Version: app.Version}, nil)
-	for _, name := range []string{"hubitat_list_rules", "hubitat_create_rule"} {
-		t, ok := a.Registry.Get(name)
-		if !ok {
-			return fmt.Errorf("the demo's rules: hamcp has no tool %s", name)
+	seeders := []string{"hubitat_list_rules", "hubitat_create_rule"}
+	installed := 0
+	for _, t := range a.Registry.Select(toolkit.Filter{}) {
+		if slices.Contains(seeders, t.Name()) {
+			t.Install(s, &toolkit.Env{Logger: a.Logger})
+			installed++
 		}
-		t.Install(s, &toolkit.Env{Logger: a.Logger})
+	}
+	if installed != len(seeders) {
+		return fmt.Errorf("the demo's rules: hamcp lacks one of the tools %v", seeders)
 	}
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, st, nil)

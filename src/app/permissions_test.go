@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -55,20 +55,37 @@ func TestRequestRoutes(t *testing.T) {
 		return re.RequestID
 	}
 	reqA, reqB := ask("mcp:session-of-a", grantPrincipal("grant-a").Owner()), ask("mcp:session-of-b", grantPrincipal("grant-b").Owner())
-	srv := httpserver.New(httpserver.Options{
-		Builder:     mcpserver.New(mcpserver.Options{Name: "hamcp", Version: "test", Registry: toolkit.NewRegistry()}),
-		Verifier:    authn.Chain{tokenSet{"tok-a": "grant-a", "tok-b": "grant-b"}},
-		MountAuthed: []func(*echo.Group){requestRoutes(m)},
-		Logger:      slog.New(slog.DiscardHandler),
-	})
-	web := httptest.NewServer(srv.Handler())
-	t.Cleanup(web.Close)
-	call := func(token, method, path string) (int, string) {
-		req, _ := http.NewRequest(method, web.URL+path, nil)
+	// serve serves the MCP port's routes over a loopback listener; peer, when set, is the address its
+	// connections appear to come from.
+	serve := func(peer string) string {
+		srv := httpserver.New(httpserver.Options{
+			Builder:     mcpserver.New(mcpserver.Options{Name: "hamcp", Version: "test", Registry: toolkit.NewRegistry()}),
+			Verifier:    authn.Chain{tokenSet{"tok-a": "grant-a", "tok-b": "grant-b"}},
+			MountAuthed: []func(*echo.Group){requestRoutes(m)},
+			Logger:      slog.New(slog.DiscardHandler),
+		})
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := "http://" + ln.Addr().String()
+		if peer != "" {
+			ln = peerListener{ln, &net.TCPAddr{IP: net.ParseIP(peer), Port: 41234}}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ctx, ln, time.Second) }()
+		t.Cleanup(func() { cancel(); <-done })
+		return base
+	}
+	do := func(base, token, method, path string, hdr map[string]string) (int, string) {
+		req, _ := http.NewRequest(method, base+path, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		req.Header.Set("X-Remote-User-Id", "u-alex") // only believed from the Supervisor's address
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -76,6 +93,11 @@ func TestRequestRoutes(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		return resp.StatusCode, string(b)
+	}
+	web := serve("")
+	call := func(token, method, path string) (int, string) {
+		// only believed from the Supervisor's address
+		return do(web, token, method, path, map[string]string{"X-Remote-User-Id": "u-alex"})
 	}
 	tests := []struct {
 		name, token, method, path string
@@ -98,14 +120,9 @@ func TestRequestRoutes(t *testing.T) {
 	}
 
 	// The Supervisor's address naming an HA user is no one here: not a way in, and not an approver.
+	fromSupervisor := serve("172.30.32.2")
 	ingress := func(method, path string) (int, string) {
-		req := httptest.NewRequest(method, path, nil)
-		req.RemoteAddr = "172.30.32.2:41234"
-		req.Header.Set("X-Remote-User-Id", "u-alex")
-		req.Header.Set("X-Remote-User-Name", "Alex")
-		rec := httptest.NewRecorder()
-		srv.Handler().ServeHTTP(rec, req)
-		return rec.Code, rec.Body.String()
+		return do(fromSupervisor, "", method, path, map[string]string{"X-Remote-User-Id": "u-alex", "X-Remote-User-Name": "Alex"})
 	}
 	for _, path := range []string{"/api/permissions/requests/" + reqB + "/approve", "/mcp"} {
 		if code, body := ingress(http.MethodPost, path); code != http.StatusUnauthorized {
@@ -125,3 +142,25 @@ func TestRequestRoutes(t *testing.T) {
 		t.Fatalf("after the owner's denial: %v", err)
 	}
 }
+
+// peerListener makes its connections appear to come from peer, as the Supervisor's ingress proxy's
+// do in the add-on.
+type peerListener struct {
+	net.Listener
+	peer net.Addr
+}
+
+func (l peerListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return peerConn{c, l.peer}, nil
+}
+
+type peerConn struct {
+	net.Conn
+	peer net.Addr
+}
+
+func (c peerConn) RemoteAddr() net.Addr { return c.peer }

@@ -108,7 +108,9 @@ func TestToolModes(t *testing.T) {
 	reg := declared()
 	enabled := reg.Select(toolkit.Filter{})
 	flat := toolkit.ListBytes(enabled)
-	searchList := append(slices.Clone(reg.Core()), toolkit.SearchToolName, toolkit.CallToolName)
+	// Search mode lists the core tools next to the search: finding entities, reading them, acting on them.
+	core := []string{"ha_search_entities", "ha_get_states", "ha_get_entity_details", "ha_call_service"}
+	searchList := append(slices.Clone(core), toolkit.SearchToolName, toolkit.CallToolName)
 	slices.Sort(searchList)
 	var allNames []string
 	for _, tl := range enabled {
@@ -117,7 +119,7 @@ func TestToolModes(t *testing.T) {
 	var readOnlyNames, readOnlyCore []string
 	for _, tl := range reg.Select(toolkit.Filter{ReadOnly: true}) {
 		readOnlyNames = append(readOnlyNames, tl.Name())
-		if slices.Contains(reg.Core(), tl.Name()) {
+		if slices.Contains(core, tl.Name()) {
 			readOnlyCore = append(readOnlyCore, tl.Name())
 		}
 	}

@@ -343,10 +343,3 @@ func (p *Page) drop(id string) {
 	delete(p.visits, id)
 	p.mu.Unlock()
 }
-
-// Visits is how many logins are in progress (for tests and the health page).
-func (p *Page) Visits() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.visits)
-}

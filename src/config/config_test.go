@@ -18,7 +18,7 @@ func TestLoadPrecedence(t *testing.T) {
 	}
 	env := map[string]string{"HAMCP_RATE_LIMIT": "70", "HA_URL": "http://ha.local:8123", "HAMCP_PERMISSION_FILESYSTEM": "allow"}
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	BindFlags(fs)
+	BindCommandFlags(fs, "serve") // every option applies to the add-on's command
 	if err := fs.Parse([]string{"--log-level", "debug"}); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestLoadErrorsNameTheOption(t *testing.T) {
 
 func TestSecretsNotEchoed(t *testing.T) {
 	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	BindFlags(fs)
+	BindCommandFlags(fs, "serve")
 	_, err := Load(Sources{NoOptionsFile: true, Env: func(k string) string {
 		if k == "HA_TOKEN" {
 			return "super-secret"
@@ -158,7 +158,7 @@ func TestFlagsTakeTheirType(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
-			BindFlags(fs)
+			BindCommandFlags(fs, "serve")
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}

@@ -141,7 +141,7 @@ type Sources struct {
 	OptionsFile   string              // "" => OptionsFile when it exists
 	NoOptionsFile bool                // ignore options.json (the demo)
 	Env           func(string) string // nil => os.Getenv
-	Flags         *flag.FlagSet       // parsed flag set from BindFlags, may be nil
+	Flags         *flag.FlagSet       // parsed flag set from BindCommandFlags, may be nil
 	// Defaults overrides tag defaults by option name: a subcommand's own defaults (the demo
 	// listens on 127.0.0.1).
 	Defaults map[string]string
@@ -159,14 +159,11 @@ func (f *flagValue) String() string     { return f.val }
 func (f *flagValue) Set(s string) error { f.val = s; return nil }
 func (f *flagValue) IsBoolFlag() bool   { return f.o.Kind == "bool" }
 
-// BindFlags registers one flag per option on fs.
-func BindFlags(fs *flag.FlagSet) { BindCommandFlags(fs, "") }
-
-// BindCommandFlags registers the flags of the options that apply to the subcommand cmd ("" =
-// every option). Only flags the user actually sets override the other sources; Usage prints them.
+// BindCommandFlags registers the flags of the options that apply to the subcommand cmd. Only
+// flags the user actually sets override the other sources; Usage prints them.
 func BindCommandFlags(fs *flag.FlagSet, cmd string) {
 	for _, o := range Options() {
-		if cmd == "" || o.AppliesTo(cmd) {
+		if o.AppliesTo(cmd) {
 			fs.Var(&flagValue{o: o}, o.Flag, o.Help)
 		}
 	}

@@ -46,7 +46,8 @@
 // # Trash
 //
 // Each trash item is a directory under TrashDir/items holding the data and a meta.json sidecar, so the
-// trash survives restarts without a database. Items expire after Options.Retention and at most
+// trash survives restarts without a database. Items expire after Options.Retention (expired ones are
+// removed when the FS opens and whenever something new goes to the trash) and at most
 // Options.MaxVersions are kept per path. Moving into the trash always copies: roots are separate mounts in
 // the add-on, where rename across them is impossible. The trash assumes one process uses it at a time.
 package fsguard

@@ -70,7 +70,9 @@ type rootEntry struct {
 	holdsPrivate bool
 }
 
-// New opens the existing roots and the trash, and cleans up temp files left by a crashed write.
+// New opens the existing roots and the trash, cleans up temp files left by a crashed write, and
+// removes trash items past retention: a trash nothing has been added to since they expired would
+// otherwise keep them on disk for ever.
 func New(o Options) (*FS, error) {
 	if len(o.Roots) == 0 {
 		return nil, errors.New("fsguard: Options.Roots is empty; configure at least /config")
@@ -104,6 +106,7 @@ func New(o Options) (*FS, error) {
 	f.trash = t
 	f.protectDirs()
 	f.cleanPending()
+	f.trash.purge(time.Now())
 	return f, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Delete moves a file, symlink or directory into the trash; nothing is unlinked before its copy is
@@ -219,12 +218,6 @@ func (f *FS) Trash(path string) ([]TrashItem, error) {
 		return nil, err
 	}
 	return f.trash.list(f.versionKey(res.Display)), nil
-}
-
-// Purge removes trash items older than the retention at now, and returns how many it removed.
-// Expired items are also removed lazily whenever something new goes to the trash.
-func (f *FS) Purge(now time.Time) (int, error) {
-	return f.trash.purge(now)
 }
 
 func isEmptyDir(r *os.Root, rel string) (bool, error) {

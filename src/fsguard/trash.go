@@ -209,18 +209,18 @@ func (t *trash) expiredLocked(now time.Time, key string) []string {
 	return drop
 }
 
-func (t *trash) purge(now time.Time) (int, error) {
+// purge removes the items past retention, best effort: an item that cannot be removed now is found
+// again, and removed, at the next start.
+func (t *trash) purge(now time.Time) {
 	t.mu.Lock()
 	drop := t.expiredLocked(now, "")
 	for _, id := range drop {
 		delete(t.byID, id)
 	}
 	t.mu.Unlock()
-	var errs []error
 	for _, id := range drop {
-		errs = append(errs, os.RemoveAll(filepath.Join(t.items, id)))
+		os.RemoveAll(filepath.Join(t.items, id))
 	}
-	return len(drop), errors.Join(errs...)
 }
 
 func (t *trash) get(id string) (itemMeta, bool) {

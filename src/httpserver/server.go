@@ -177,9 +177,6 @@ func authenticated(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// Handler exposes the server for httptest and embedding.
-func (s *Server) Handler() http.Handler { return s.e }
-
 // Serve serves on ln until ctx ends, then shuts down gracefully: new requests are refused and
 // in-flight calls get grace to finish before connections are closed.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {

@@ -136,12 +136,6 @@ func (l *logins) lookup(id string, now time.Time) (x login, live, ok bool) {
 	return *p, now.Sub(p.created) <= loginTTL, true
 }
 
-// get returns a copy of a live login.
-func (l *logins) get(id string, now time.Time) (login, bool) {
-	x, live, ok := l.lookup(id, now)
-	return x, ok && live
-}
-
 // setUser records the HA user once; a replayed callback finds it already set and fails.
 func (l *logins) setUser(id, userID, userName, csrf string) bool {
 	l.mu.Lock()

@@ -246,21 +246,6 @@ func mayHold(t []byte) bool {
 	return false
 }
 
-// LockCodes is the text of a lockCodes attribute as the model may see it. Valid JSON keeps its
-// shape, slot numbers and names with every code Hidden; anything else (an encrypted map, broken
-// JSON) is Hidden whole. "" stays "": there are no codes.
-func LockCodes(s string) string {
-	if strings.TrimSpace(s) == "" {
-		return s
-	}
-	if v, ok := jsonText(s); ok {
-		if b, err := json.Marshal(hide(v)); err == nil {
-			return string(b)
-		}
-	}
-	return Hidden
-}
-
 // codeArgsKept are the lock-code commands whose other arguments are not secrets: Hubitat's
 // LockCodes capability, setCode(position, code, name) keeps the position and the name;
 // deleteCode(position), getCodes() and setCodeLength(length) take no secret.

@@ -147,7 +147,6 @@ func FuzzLockCodes(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := LockCodes(s)
 		attr := string(Attribute("lockCodes", []byte(s)))
 		for _, code := range codesOf(s) {
 			if len(code) < 3 || strings.Contains(Hidden, code) {
@@ -164,9 +163,6 @@ func FuzzLockCodes(f *testing.F) {
 			}
 			if strings.Contains(kept.String(), code) || strings.Contains(`{}":,`, code) {
 				continue
-			}
-			if strings.Contains(out, code) {
-				t.Fatalf("LockCodes(%q) = %q still holds code %q", s, out, code)
 			}
 			if strings.Contains(attr, code) {
 				t.Fatalf("Attribute(lockCodes, %q) = %q still holds code %q", s, attr, code)

@@ -168,7 +168,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.opts.MaxConnections != DefaultMaxConnections || s.opts.HandshakeTimeout != DefaultHandshakeTimeout ||
-		s.opts.IdleTimeout != DefaultIdleTimeout || s.opts.Addr != DefaultAddr {
+		s.opts.IdleTimeout != DefaultIdleTimeout {
 		t.Errorf("defaults not applied: %+v", s.opts)
 	}
 }

@@ -13,7 +13,6 @@ import (
 
 // Defaults for the zero values in Options.
 const (
-	DefaultAddr             = ":2222"
 	DefaultMaxConnections   = 8
 	DefaultHandshakeTimeout = 10 * time.Second
 	DefaultIdleTimeout      = 30 * time.Minute
@@ -21,8 +20,6 @@ const (
 
 // Options configure a Server. Only AuthorizedKeys, HostKeyPath and Serve are required.
 type Options struct {
-	// Addr is where ListenAndServe listens; Serve uses the listener it is given.
-	Addr string
 	// AuthorizedKeys is OpenSSH authorized_keys text: one key per line, blank lines and
 	// #-comments allowed, options such as restrict, from="…" and expiry-time="…" honoured
 	// (see ParseAuthorizedKeys for the full list).
@@ -52,9 +49,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.HostKeyPath == "" {
 		errs = append(errs, errors.New("sshserver: Options.HostKeyPath is required, e.g. /data/ssh_host_ed25519_key"))
-	}
-	if o.Addr == "" {
-		o.Addr = DefaultAddr
 	}
 	switch {
 	case o.MaxConnections == 0:

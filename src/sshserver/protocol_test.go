@@ -348,34 +348,3 @@ func TestServeStopsOnContext(t *testing.T) {
 		t.Error("the listener still accepts connections after shutdown")
 	}
 }
-
-func TestListenAndServe(t *testing.T) {
-	key := newClientKey(t, "")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	s, err := New(Options{AuthorizedKeys: key.authorized, HostKeyPath: t.TempDir() + "/k", Addr: ln.Addr().String(), Serve: noopServe})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The address is taken, so ListenAndServe must say which option to change.
-	err = s.ListenAndServe(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "HAMCP_SSH_PORT") || !strings.Contains(err.Error(), ln.Addr().String()) {
-		t.Fatalf("ListenAndServe on a busy address: %v", err)
-	}
-	s.opts.Addr = "127.0.0.1:0"
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.ListenAndServe(ctx) }()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("ListenAndServe after shutdown: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ListenAndServe did not return after its context ended")
-	}
-}

@@ -83,15 +83,6 @@ func New(o Options) (*Server, error) {
 // HostKeyFingerprint is the host key's SHA256 fingerprint, as ssh shows it on first connect.
 func (s *Server) HostKeyFingerprint() string { return ssh.FingerprintSHA256(s.hostKey.PublicKey()) }
 
-// ListenAndServe listens on Options.Addr and serves until ctx ends.
-func (s *Server) ListenAndServe(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.opts.Addr)
-	if err != nil {
-		return fmt.Errorf("sshserver: cannot listen on %s (ssh_port / HAMCP_SSH_PORT): %w", s.opts.Addr, err)
-	}
-	return s.Serve(ctx, ln)
-}
-
 // Serve accepts connections on ln until ctx ends, then closes ln, ends every session and waits
 // for them. It returns nil after a shutdown and an error if accepting fails for good.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {

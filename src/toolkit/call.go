@@ -24,18 +24,6 @@ type Call struct {
 	env *Env
 	req *mcp.CallToolRequest
 	rt  *round // MCP 2026-07-28: the input_required exchange this call belongs to (mrtr.go)
-	// detached: answered outside the SDK's request machinery (Detached); nothing may be sent to
-	// the client during the call.
-	detached bool
-}
-
-type detachedKey struct{}
-
-// Detached marks ctx for a call answered outside the SDK's request machinery (only Standalone
-// tools are): the session is there to read, but messages to the client have no request to travel
-// with, so the call sends none — no log, no progress, no question.
-func Detached(ctx context.Context) context.Context {
-	return context.WithValue(ctx, detachedKey{}, true)
 }
 
 func newCall(env *Env, t *Tool, req *mcp.CallToolRequest) *Call {
@@ -78,7 +66,7 @@ func (c *Call) Principal() *authn.Principal { return authn.PrincipalOf(c.TokenIn
 
 // Progress sends a progress notification when the client asked for them; it is a no-op otherwise.
 func (c *Call) Progress(ctx context.Context, progress, total float64, message string) {
-	if c.req == nil || c.req.Session == nil || c.detached {
+	if c.req == nil || c.req.Session == nil {
 		return
 	}
 	token := c.req.Params.GetProgressToken()
@@ -94,7 +82,7 @@ func (c *Call) Progress(ctx context.Context, progress, total float64, message st
 //
 //lint:ignore SA1019 MCP logging (deprecated by SEP-2577 in 2026-07-28) is how clients of earlier protocol versions get it; dropping it is a design change.
 func (c *Call) Log(ctx context.Context, level mcp.LoggingLevel, data any) {
-	if c.req == nil || c.req.Session == nil || c.detached {
+	if c.req == nil || c.req.Session == nil {
 		return
 	}
 	//lint:ignore SA1019 as for the signature above.
@@ -118,7 +106,7 @@ func (c *Call) CanOpenURL() bool {
 }
 
 func (c *Call) elicitation() *mcp.ElicitationCapabilities {
-	if c.req == nil || c.req.Session == nil || c.detached {
+	if c.req == nil || c.req.Session == nil {
 		return nil
 	}
 	p := c.req.Session.InitializeParams()

@@ -60,9 +60,6 @@ func (r *Registry) SetCore(names ...string) {
 	r.core = names
 }
 
-// Core lists the core tools' names.
-func (r *Registry) Core() []string { return r.core }
-
 // Surface is what a session whose filter is f is offered in mode m: the tools to install and the
 // mode it came to (auto resolves to all or search by the size of the enabled tools' tools/list
 // against budget, 0 meaning DefaultListBudget). In search mode hamcp_search_tools and

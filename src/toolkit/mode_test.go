@@ -371,7 +371,7 @@ func TestSearchToolBounds(t *testing.T) {
 // non-empty terms without separators, and a search over a small index never fails.
 func FuzzQueryTerms(f *testing.F) {
 	h := newProxyHome()
-	ix := newIndex(h.reg.Select(Filter{}), h.reg.Core())
+	ix := newIndex(h.reg.Select(Filter{}), h.reg.core)
 	for _, s := range []string{"turn on the kitchen light", "ha_read_file", "", "ÄÖÜ ß ǅ", "a\x00b", "ing ies sses eed", strings.Repeat("x ", 300)} {
 		f.Add(s)
 	}

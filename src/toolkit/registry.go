@@ -31,12 +31,6 @@ func (r *Registry) Add(tools ...*Tool) {
 	}
 }
 
-// Get returns a tool by name.
-func (r *Registry) Get(name string) (*Tool, bool) {
-	t, ok := r.byName[name]
-	return t, ok
-}
-
 // Toolsets lists the toolset names present, sorted.
 func (r *Registry) Toolsets() []string {
 	var out []string

@@ -243,7 +243,6 @@ type Gate interface {
 func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
 	c := newCall(env, t, req)
-	c.detached = ctx.Value(detachedKey{}) != nil
 	args, err := rawArgs(req)
 	if err == nil {
 		err = c.beginRound(args) // before invoke consumes args: the requestState is bound to them

@@ -17,7 +17,6 @@ import (
 
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/redact"
-	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -35,9 +34,6 @@ const (
 	maxEventData      = 2 << 10
 	liveLogger        = "hamcp/events"
 )
-
-// isSystemEvent reports whether Home Assistant fires t itself (package sensitive keeps the list).
-func isSystemEvent(t string) bool { return sensitive.ReservedEvent(t) }
 
 // validEventType accepts what HA's event names look like: no spaces or control characters,
 // at most 64 characters (the recorder's column size).

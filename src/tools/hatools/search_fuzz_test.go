@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/sensitive"
 )
 
 func TestSearchScoreRanking(t *testing.T) {
@@ -134,7 +135,7 @@ func FuzzEventNames(f *testing.F) {
 				t.Fatalf("accepted %q", name)
 			}
 		}
-		if strings.HasSuffix(name, "_registry_updated") && !isSystemEvent(name) {
+		if strings.HasSuffix(name, "_registry_updated") && !sensitive.ReservedEvent(name) {
 			t.Fatalf("%q should need confirmation", name)
 		}
 		if id := personEntityID(name); !strings.Contains(id, ".") || id != strings.ToLower(id) {
