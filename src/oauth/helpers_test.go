@@ -132,6 +132,9 @@ func (e *env) start(ln net.Listener) {
 // restart stops hamcp, reopens its store file and serves again on the same address.
 func (e *env) restart() {
 	e.stop()
+	// A keep-alive connection to the stopped server may not have seen its close yet; a POST sent
+	// on it would fail with EOF (POSTs are not retried), so none is reused.
+	http.DefaultClient.CloseIdleConnections()
 	var ln net.Listener
 	testkit.EventuallyNoError(e.t, "listening again on "+e.addr, func() (err error) {
 		ln, err = net.Listen("tcp", e.addr)
