@@ -14,9 +14,10 @@ import (
 
 const sessionHeader = "Mcp-Session-Id"
 
-// mcp routes a request on /mcp (and /mcp/, which connectors sometimes keep from a pasted URL).
-// Every POST body is checked here first, so each protocol error is answered as a JSON-RPC error
-// object with the request's id, whatever the route:
+// mcp routes a request on /mcp (and /mcp/, which connectors sometimes keep from a pasted URL) to
+// the go-sdk, which answers every message. Every POST body's JSON-RPC envelope is checked here
+// first, so an error there is answered as a JSON-RPC error object with the request's id, whatever
+// the route:
 //   - with an Mcp-Session-Id: the stateful session it names (credential-bound; sessions.go);
 //   - initialize from a client that accepts event streams: a new stateful session — sessions
 //     are what let hamcp ask the user for permissions through elicitation;
@@ -24,7 +25,7 @@ const sessionHeader = "Mcp-Session-Id"
 //     go-sdk's stateless handler, the only one that speaks it; server/discover lists only the
 //     2025 versions (see below why);
 //   - anything else (curl, n8n, initialize from a JSON-only client, batches): the single-POST
-//     form, answered with plain JSON and no session.
+//     form, answered with plain JSON and no session (single.go, mcpserver.ServeSessionless).
 func (s *Server) mcp(c echo.Context) error {
 	r := c.Request()
 	w := c.Response()

@@ -1,7 +1,8 @@
 // Package httpserver serves MCP over HTTP with echo: Streamable HTTP at /mcp (stateful sessions
 // and the sessionless single POST that curl and n8n use), the legacy HTTP+SSE transport at /sse,
 // a plain tool list and a health check. It owns transport concerns only: logging, recovery, body
-// limits, Origin and Host checks, rate limiting and bearer authentication.
+// limits, Origin and Host checks, rate limiting, bearer authentication and session binding; what
+// a message means is the go-sdk's to answer (mcpserver).
 package httpserver
 
 import (
