@@ -16,8 +16,8 @@ import (
 
 // The simulator extends gonja only through what gonja exports, so a gonja
 // upgrade either compiles and works or fails to compile. Writing into its
-// unexported fields (unsafe, reflect.NewAt, field lookups by name,
-// go:linkname) would break silently instead; nothing under dev/sim may.
+// unexported fields (unsafe, reflect.NewAt, field lookups by name, the
+// linkname directive) would break silently instead; nothing under dev/sim may.
 func TestTplNoUnsafeAccess(t *testing.T) {
 	t.Parallel()
 	forbidden := map[string]bool{"NewAt": true, "UnsafePointer": true, "UnsafeAddr": true, "FieldByName": true,

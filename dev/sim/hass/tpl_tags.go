@@ -1,3 +1,5 @@
+//lint:file-ignore ST1005 the errors repeat gonja's own set/with messages word for word, as rendered templates show them
+
 package hass
 
 import (
