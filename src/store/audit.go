@@ -97,7 +97,7 @@ func (s *Store) appendAudit(ctx context.Context, stmt *sql.Stmt, e AuditEntry) e
 		e.Time = time.Now()
 	}
 	_, err := stmt.ExecContext(ctx,
-		toMillis(e.Time),
+		Millis(e.Time),
 		Clip(e.SessionID, maxShortField),
 		Clip(e.Client, maxShortField),
 		Clip(e.Tool, maxShortField),
@@ -156,7 +156,7 @@ func (s *Store) ListAudit(ctx context.Context, q AuditQuery) ([]AuditEntry, int,
 			&e.Outcome, &e.Detail, &e.DurationMS); err != nil {
 			return nil, 0, fmt.Errorf("store: read audit row: %w", err)
 		}
-		e.Time = fromMillis(ms)
+		e.Time = TimeOf(ms)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -188,7 +188,7 @@ func auditWhere(q AuditQuery) (string, []any) {
 		add("outcome = ?", q.Outcome)
 	}
 	if !q.Since.IsZero() {
-		add("time >= ?", toMillis(q.Since))
+		add("time >= ?", Millis(q.Since))
 	}
 	if len(conds) == 0 {
 		return "", nil
@@ -198,7 +198,7 @@ func auditWhere(q AuditQuery) (string, []any) {
 
 // PruneAudit deletes entries older than olderThan and reports how many went.
 func (s *Store) PruneAudit(ctx context.Context, olderThan time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM audit_log WHERE time < ?`, toMillis(olderThan))
+	res, err := s.db.ExecContext(ctx, `DELETE FROM audit_log WHERE time < ?`, Millis(olderThan))
 	if err != nil {
 		return 0, fmt.Errorf("store: prune audit: %w", err)
 	}

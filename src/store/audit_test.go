@@ -270,7 +270,7 @@ func BenchmarkListAuditPage(b *testing.B) {
 	ctx := context.Background()
 	tx, _ := s.DB().Begin()
 	for i := range 100_000 {
-		tx.Exec(insertAuditSQL, toMillis(t0.Add(time.Duration(i)*time.Second)), fmt.Sprint("s", i%50), "c", "ha_read_file", "filesystem", "p", OutcomeOK, "", 1)
+		tx.Exec(insertAuditSQL, Millis(t0.Add(time.Duration(i)*time.Second)), fmt.Sprint("s", i%50), "c", "ha_read_file", "filesystem", "p", OutcomeOK, "", 1)
 	}
 	if err := tx.Commit(); err != nil {
 		b.Fatal(err)

@@ -25,7 +25,7 @@ func (s *Store) SaveGrant(ctx context.Context, g GrantRecord) error {
 		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (grant_key, category) DO UPDATE SET
 			via = excluded.via, granted_at = excluded.granted_at, expires_at = excluded.expires_at`,
-		g.Key, g.Category, g.Via, toMillis(g.GrantedAt), toMillis(g.ExpiresAt))
+		g.Key, g.Category, g.Via, Millis(g.GrantedAt), Millis(g.ExpiresAt))
 	if err != nil {
 		return fmt.Errorf("store: save grant: %w", err)
 	}
@@ -50,7 +50,7 @@ func (s *Store) DeleteGrants(ctx context.Context, key string) error {
 
 // LoadGrants drops grants that expired by now and returns the rest.
 func (s *Store) LoadGrants(ctx context.Context, now time.Time) ([]GrantRecord, error) {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM permission_grants WHERE expires_at <= ?`, toMillis(now)); err != nil {
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM permission_grants WHERE expires_at <= ?`, Millis(now)); err != nil {
 		return nil, fmt.Errorf("store: prune grants: %w", err)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT grant_key, category, via, granted_at, expires_at
@@ -66,7 +66,7 @@ func (s *Store) LoadGrants(ctx context.Context, now time.Time) ([]GrantRecord, e
 		if err := rows.Scan(&g.Key, &g.Category, &g.Via, &granted, &expires); err != nil {
 			return nil, fmt.Errorf("store: read grant row: %w", err)
 		}
-		g.GrantedAt, g.ExpiresAt = fromMillis(granted), fromMillis(expires)
+		g.GrantedAt, g.ExpiresAt = TimeOf(granted), TimeOf(expires)
 		out = append(out, g)
 	}
 	if err := rows.Err(); err != nil {

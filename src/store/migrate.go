@@ -60,7 +60,7 @@ func (s *Store) Migrate(ctx context.Context, steps ...Migration) error {
 }
 
 func createAuditLog(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
+	return ExecAll(ctx, tx,
 		`CREATE TABLE audit_log (
 			id           INTEGER PRIMARY KEY AUTOINCREMENT,
 			time         INTEGER NOT NULL, -- Unix milliseconds, UTC
@@ -81,7 +81,7 @@ func createAuditLog(ctx context.Context, tx *sql.Tx) error {
 }
 
 func createPermissionGrants(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
+	return ExecAll(ctx, tx,
 		`CREATE TABLE permission_grants (
 			grant_key  TEXT    NOT NULL,
 			category   TEXT    NOT NULL,
@@ -98,7 +98,7 @@ func createPermissionGrants(ctx context.Context, tx *sql.Tx) error {
 // only as SHA-256 hashes; a family is one grant (one consent) and every refresh and access token it
 // ever issued, so reuse of an old refresh token or code can revoke all of them at once.
 func createOAuth(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
+	return ExecAll(ctx, tx,
 		`CREATE TABLE oauth_clients (
 			client_id        TEXT    PRIMARY KEY,
 			secret_hash      TEXT    NOT NULL DEFAULT '',
@@ -163,7 +163,7 @@ func createOAuth(ctx context.Context, tx *sql.Tx) error {
 // under a key only the presenter of the old refresh token can derive, so a client's concurrent or
 // retried refresh gets the same pair instead of revoking its grant.
 func addOAuthQuotasAndGrace(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
+	return ExecAll(ctx, tx,
 		`ALTER TABLE oauth_clients ADD COLUMN registered_from TEXT NOT NULL DEFAULT ''`,
 		`CREATE INDEX oauth_clients_from ON oauth_clients (registered_from, last_used_at, created_at)`,
 		`ALTER TABLE oauth_refresh_tokens ADD COLUMN successor TEXT NOT NULL DEFAULT ''`,
@@ -173,7 +173,8 @@ func addOAuthQuotasAndGrace(ctx context.Context, tx *sql.Tx) error {
 	)
 }
 
-func execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
+// ExecAll runs a migration step's statements in order, stopping at the first that fails.
+func ExecAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
 	for _, s := range stmts {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return err
@@ -244,7 +245,7 @@ func apply(ctx context.Context, db *sql.DB, m Migration) error {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,
-		m.Version, m.Name, toMillis(time.Now())); err != nil {
+		m.Version, m.Name, Millis(time.Now())); err != nil {
 		return err
 	}
 	return tx.Commit()

@@ -117,8 +117,10 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-// toMillis and fromMillis are the one place times are encoded: integer Unix milliseconds sort and
-// compare cheaply in SQLite and read back as UTC.
-func toMillis(t time.Time) int64 { return t.UnixMilli() }
+// Millis and TimeOf are the one place times are encoded, for the store's tables and an
+// integration's alike: integer Unix milliseconds sort and compare cheaply in SQLite and read back
+// as UTC.
+func Millis(t time.Time) int64 { return t.UnixMilli() }
 
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+// TimeOf reads a time Millis wrote.
+func TimeOf(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -8,7 +8,6 @@ package hubstore
 import (
 	"context"
 	"database/sql"
-	"time"
 
 	"github.com/hamcp/hamcp/src/store"
 )
@@ -49,7 +48,7 @@ func Migrations() []store.Migration {
 // createRules holds the Hubitat rule engine's rules (src/rules): the rule as JSON with its
 // counters in columns, deleted rules kept for restore, and delays waiting to resume a run.
 func createRules(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
+	return store.ExecAll(ctx, tx,
 		`CREATE TABLE hubitat_rules (
 			id              TEXT    PRIMARY KEY,
 			name            TEXT    NOT NULL,
@@ -79,21 +78,3 @@ func createRules(ctx context.Context, tx *sql.Tx) error {
 		`CREATE INDEX hubitat_rule_delays_rule ON hubitat_rule_delays (rule_id)`,
 	)
 }
-
-func execAll(ctx context.Context, tx *sql.Tx, stmts ...string) error {
-	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// toMillis and fromMillis encode times as the store does: integer Unix milliseconds, read back
-// as UTC.
-func toMillis(t time.Time) int64 { return t.UnixMilli() }
-
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
-
-// clip bounds s to n bytes as hamcp's store does.
-func clip(s string, n int) string { return store.Clip(s, n) }

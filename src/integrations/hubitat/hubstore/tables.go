@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hamcp/hamcp/src/store"
 )
 
 // What hamcp keeps for its Hubitat tools, the state the hub's own MCP app keeps in its app state:
@@ -22,7 +24,7 @@ import (
 
 // createHubitat is the schema of this file's tables.
 func createHubitat(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
+	return store.ExecAll(ctx, tx,
 		`CREATE TABLE hubitat_captured_states (
 			state_id     TEXT    PRIMARY KEY,
 			devices      TEXT    NOT NULL, -- JSON object: device id -> {attribute: value}
@@ -76,7 +78,7 @@ type CapturedState struct {
 // max is clamped to 1–100 (0 means the default).
 func (s *Store) SaveCapturedState(ctx context.Context, cs CapturedState, max int) (evicted []string, err error) {
 	if cs.ID == "" || len(cs.ID) > maxStateIDLen || !utf8.ValidString(cs.ID) {
-		return nil, fmt.Errorf("store: captured state id %q must be 1 to %d characters of text", clip(cs.ID, 40), maxStateIDLen)
+		return nil, fmt.Errorf("store: captured state id %q must be 1 to %d characters of text", store.Clip(cs.ID, 40), maxStateIDLen)
 	}
 	max = clampCaptures(max)
 	devices, err := json.Marshal(cs.Devices)
@@ -117,7 +119,7 @@ func (s *Store) SaveCapturedState(ctx context.Context, cs CapturedState, max int
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO hubitat_captured_states (state_id, devices, device_count, captured_at) VALUES (?, ?, ?, ?)
 		ON CONFLICT (state_id) DO UPDATE SET devices = excluded.devices, device_count = excluded.device_count, captured_at = excluded.captured_at`,
-		cs.ID, string(devices), len(cs.Devices), toMillis(cs.CapturedAt)); err != nil {
+		cs.ID, string(devices), len(cs.Devices), store.Millis(cs.CapturedAt)); err != nil {
 		return nil, fmt.Errorf("store: save captured state: %w", err)
 	}
 	return evicted, tx.Commit()
@@ -174,7 +176,7 @@ func scanCapture(r interface{ Scan(...any) error }) (CapturedState, error) {
 	if err := json.Unmarshal([]byte(devices), &cs.Devices); err != nil {
 		return cs, fmt.Errorf("store: captured state %s: %w", cs.ID, err)
 	}
-	cs.CapturedAt = fromMillis(at)
+	cs.CapturedAt = store.TimeOf(at)
 	return cs, nil
 }
 
@@ -234,7 +236,7 @@ type DebugEntry struct {
 func (s *Store) AppendDebugLog(ctx context.Context, e DebugEntry) (bool, error) {
 	rank := DebugLevelRank(e.Level)
 	if rank < 0 {
-		return false, fmt.Errorf("store: debug log level %q must be one of %s", clip(e.Level, 20), strings.Join(DebugLevels, ", "))
+		return false, fmt.Errorf("store: debug log level %q must be one of %s", store.Clip(e.Level, 20), strings.Join(DebugLevels, ", "))
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -249,8 +251,8 @@ func (s *Store) AppendDebugLog(ctx context.Context, e DebugEntry) (bool, error) 
 		return false, nil
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO hubitat_debug_log (time, level, component, rule_id, message, details) VALUES (?, ?, ?, ?, ?, ?)`,
-		toMillis(e.Time), e.Level, clip(e.Component, maxDebugComponentID), clip(e.RuleID, maxDebugComponentID),
-		clip(e.Message, maxDebugMessage), clip(e.Details, maxDebugDetails)); err != nil {
+		store.Millis(e.Time), e.Level, store.Clip(e.Component, maxDebugComponentID), store.Clip(e.RuleID, maxDebugComponentID),
+		store.Clip(e.Message, maxDebugMessage), store.Clip(e.Details, maxDebugDetails)); err != nil {
 		return false, fmt.Errorf("store: debug log: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM hubitat_debug_log WHERE id <= (SELECT id FROM hubitat_debug_log ORDER BY id DESC LIMIT 1 OFFSET ?)`,
@@ -282,7 +284,7 @@ func (s *Store) DebugLogLevel(ctx context.Context) (string, error) { return debu
 // SetDebugLogLevel changes the minimum level and returns the previous one.
 func (s *Store) SetDebugLogLevel(ctx context.Context, level string) (previous string, err error) {
 	if DebugLevelRank(level) < 0 {
-		return "", fmt.Errorf("store: debug log level %q must be one of %s", clip(level, 20), strings.Join(DebugLevels, ", "))
+		return "", fmt.Errorf("store: debug log level %q must be one of %s", store.Clip(level, 20), strings.Join(DebugLevels, ", "))
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -336,7 +338,7 @@ func (s *Store) DebugLogs(ctx context.Context, q DebugQuery) ([]DebugEntry, erro
 		if err := rows.Scan(&e.ID, &at, &e.Level, &e.Component, &e.RuleID, &e.Message, &e.Details); err != nil {
 			return nil, fmt.Errorf("store: read debug log: %w", err)
 		}
-		e.Time = fromMillis(at)
+		e.Time = store.TimeOf(at)
 		out = append(out, e)
 	}
 	slices.Reverse(out)
@@ -386,10 +388,10 @@ func (s *Store) DebugLogStatus(ctx context.Context) (DebugStatus, error) {
 		}
 		st.ByLevel[level] += n
 		st.Total += n
-		if t := fromMillis(lo); st.Oldest.IsZero() || t.Before(st.Oldest) {
+		if t := store.TimeOf(lo); st.Oldest.IsZero() || t.Before(st.Oldest) {
 			st.Oldest = t
 		}
-		if t := fromMillis(hi); t.After(st.Newest) {
+		if t := store.TimeOf(hi); t.After(st.Newest) {
 			st.Newest = t
 		}
 	}
@@ -436,7 +438,7 @@ func (s *Store) SaveHubBackup(ctx context.Context, takenAt time.Time, data []byt
 		return HubBackup{}, fmt.Errorf("store: hub backup %s: %w", b.Path, err)
 	}
 	res, err := s.db.ExecContext(ctx, `INSERT INTO hubitat_backups (taken_at, file, size, sha256) VALUES (?, ?, ?, ?)`,
-		toMillis(b.TakenAt), name, b.Size, b.SHA256)
+		store.Millis(b.TakenAt), name, b.Size, b.SHA256)
 	if err != nil {
 		os.Remove(b.Path)
 		return HubBackup{}, fmt.Errorf("store: record hub backup: %w", err)
@@ -512,7 +514,7 @@ func (s *Store) LastHubBackup(ctx context.Context) (b HubBackup, ok bool, err er
 	if err != nil {
 		return HubBackup{}, false, fmt.Errorf("store: last hub backup: %w", err)
 	}
-	b.TakenAt = fromMillis(at)
+	b.TakenAt = store.TimeOf(at)
 	if file != "" {
 		dir, err := s.backupDir(ctx)
 		if err != nil {

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/hamcp/hamcp/src/store"
 )
 
 // createRuleVariables is the Hubitat rule engine's own variable store (upstream's
 // state.ruleVariables): where hubitat_set_variable writes when the hub has no such hub variable.
 func createRuleVariables(ctx context.Context, tx *sql.Tx) error {
-	return execAll(ctx, tx,
+	return store.ExecAll(ctx, tx,
 		`CREATE TABLE hubitat_rule_variables (
 			name       TEXT    PRIMARY KEY,
 			value      TEXT    NOT NULL,
@@ -52,7 +54,7 @@ func (s *Store) SetRuleVariable(ctx context.Context, name, value string, now tim
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO hubitat_rule_variables (name, value, updated_at) VALUES (?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-		name, value, toMillis(now)); err != nil {
+		name, value, store.Millis(now)); err != nil {
 		return fmt.Errorf("store: set rule variable: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -71,7 +73,7 @@ func (s *Store) RuleVariable(ctx context.Context, name string) (v RuleVariable, 
 	if err != nil {
 		return RuleVariable{}, false, fmt.Errorf("store: read rule variable: %w", err)
 	}
-	v.UpdatedAt = fromMillis(ms)
+	v.UpdatedAt = store.TimeOf(ms)
 	return v, true, nil
 }
 
@@ -89,7 +91,7 @@ func (s *Store) RuleVariables(ctx context.Context) ([]RuleVariable, error) {
 		if err := rows.Scan(&v.Name, &v.Value, &ms); err != nil {
 			return nil, fmt.Errorf("store: list rule variables: %w", err)
 		}
-		v.UpdatedAt = fromMillis(ms)
+		v.UpdatedAt = store.TimeOf(ms)
 		out = append(out, v)
 	}
 	return out, rows.Err()
