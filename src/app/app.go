@@ -20,6 +20,7 @@ import (
 	"github.com/hamcp/hamcp/src/command"
 	"github.com/hamcp/hamcp/src/completion"
 	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/confighistory"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/httpserver"
@@ -127,7 +128,12 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 	}
 
 	rec := a.recorder()
-	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files, Recorder: rec, SensitiveEntities: cfg.SensitiveEntities}
+	history, err := confighistory.Open(ctx, st)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files, Recorder: rec, SensitiveEntities: cfg.SensitiveEntities, History: history}
 	if err := command.CheckEnvNames(cfg.CommandEnv); err != nil {
 		a.Close()
 		return nil, &config.Error{Option: "command_env", Source: "configuration", Value: strings.Join(cfg.CommandEnv, ","), Reason: err.Error()}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/hamcp/hamcp/src/confighistory"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/supervisor"
@@ -26,6 +27,9 @@ type Deps struct {
 	// SensitiveEntities are entities the user marked as sensitive (the sensitive_entities option): any
 	// service on them is confirmed, like an unlock.
 	SensitiveEntities []string
+	// History keeps what an assistant's configuration changes replace (versions.go,
+	// ha_config_history). nil keeps nothing: only in tests that do not look.
+	History *confighistory.Store
 }
 
 // Tools returns every Home Assistant tool. The list is explicit, one group per file, so what
@@ -37,6 +41,8 @@ func Tools(d Deps) []*toolkit.Tool {
 		automationTools, blueprintTools, helperTools, organisationTools, peopleTools,
 		calendarTools, mediaTools, notificationTools, conversationTools, energyTools,
 		configFileTools, systemTools, addonTools, supervisorTools,
+		scriptTools, sceneTools, dashboardTools, inputHelperTools, calendarEventTools, registryTools,
+		integrationTools, backupTools, updateTools, traceTools, serviceListTools, versionTools,
 	} {
 		out = append(out, group(d)...)
 	}

@@ -3,6 +3,7 @@ package hatools_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +12,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/confighistory"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/sensitive"
+	"github.com/hamcp/hamcp/src/store"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/dbtools"
@@ -90,6 +93,14 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 		time.Sleep(10 * time.Millisecond)
 	}
 	deps := hatools.Deps{HA: ha, SensitiveEntities: o.sensitive}
+	own, err := store.Open(filepath.Join(t.TempDir(), "hamcp.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { own.Close() })
+	if deps.History, err = confighistory.Open(ctx, own); err != nil {
+		t.Fatal(err)
+	}
 	if !o.noSupervisor {
 		if deps.Supervisor, err = supervisor.New(supervisor.Config{BaseURL: h.SupervisorURL(), Token: h.SupervisorToken()}); err != nil {
 			t.Fatal(err)
