@@ -312,3 +312,38 @@ func TestBackoffGrowsWithJitterAndCap(t *testing.T) {
 		t.Fatalf("cap not applied: %v", d)
 	}
 }
+
+// Energy preferences in both forms a Home Assistant in the field sends: before 2026.2 a grid source
+// lists flow_from/flow_to; since (core PR #162200, storage 1.3) each grid connection is one source
+// with stat_energy_from/stat_energy_to, and wind is a source type.
+func TestEnergyPrefsBothGridForms(t *testing.T) {
+	for _, tt := range []struct {
+		name          string
+		body          string
+		imports, exps string
+	}{
+		{"2026.2 and later", `{"energy_sources":[{"type":"grid","stat_energy_from":"sensor.import_a","stat_energy_to":"sensor.export_a","stat_cost":null,"cost_adjustment_day":0},
+			{"type":"grid","stat_energy_from":"sensor.import_b","stat_energy_to":null,"cost_adjustment_day":0},{"type":"wind","stat_energy_from":"sensor.wind"}],"device_consumption":[]}`,
+			"sensor.import_a|sensor.import_b", "sensor.export_a"},
+		{"before 2026.2", `{"energy_sources":[{"type":"grid","flow_from":[{"stat_energy_from":"sensor.import_a"},{"stat_energy_from":"sensor.import_b"}],
+			"flow_to":[{"stat_energy_to":"sensor.export_a"}],"cost_adjustment_day":0}],"device_consumption":[]}`,
+			"sensor.import_a|sensor.import_b", "sensor.export_a"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var p EnergyPrefs
+			if err := json.Unmarshal([]byte(tt.body), &p); err != nil {
+				t.Fatal(err)
+			}
+			var imports, exports []string
+			for _, s := range p.Sources {
+				if s.Type == "grid" {
+					imports = append(imports, s.GridImports()...)
+					exports = append(exports, s.GridExports()...)
+				}
+			}
+			if strings.Join(imports, "|") != tt.imports || strings.Join(exports, "|") != tt.exps {
+				t.Fatalf("imports %v exports %v; want %s / %s", imports, exports, tt.imports, tt.exps)
+			}
+		})
+	}
+}

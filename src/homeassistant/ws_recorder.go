@@ -16,18 +16,45 @@ type EnergyPrefs struct {
 	Devices []EnergyDeviceMeter `json:"device_consumption"`
 }
 
-// EnergySource is one source of the energy dashboard. Grid sources list their meters in FlowFrom
-// (import) and FlowTo (export); solar, battery, gas and water name theirs in From and To.
+// EnergySource is one source of the energy dashboard. Since Home Assistant 2026.2 (core PR #162200,
+// energy storage 1.3) a grid source is one grid connection naming its import and export meters in
+// From and To, like batteries; before, one grid source listed them in FlowFrom (import) and FlowTo
+// (export). Both forms are read, so hamcp works with any version. Solar, wind, battery, gas and
+// water name theirs in From and To.
 type EnergySource struct {
-	Type     string `json:"type"` // grid | solar | battery | gas | water
+	Type     string `json:"type"` // grid | solar | wind | battery | gas | water
 	FlowFrom []struct {
 		Stat string `json:"stat_energy_from"`
-	} `json:"flow_from"`
+	} `json:"flow_from"` // grid before 2026.2
 	FlowTo []struct {
 		Stat string `json:"stat_energy_to"`
-	} `json:"flow_to"`
+	} `json:"flow_to"` // grid before 2026.2
 	From string `json:"stat_energy_from"`
 	To   string `json:"stat_energy_to"`
+}
+
+// GridImports are a grid source's import meters in either form.
+func (s EnergySource) GridImports() []string {
+	out := make([]string, 0, len(s.FlowFrom)+1)
+	for _, f := range s.FlowFrom {
+		out = append(out, f.Stat)
+	}
+	if s.From != "" {
+		out = append(out, s.From)
+	}
+	return out
+}
+
+// GridExports are a grid source's export meters in either form.
+func (s EnergySource) GridExports() []string {
+	out := make([]string, 0, len(s.FlowTo)+1)
+	for _, f := range s.FlowTo {
+		out = append(out, f.Stat)
+	}
+	if s.To != "" {
+		out = append(out, s.To)
+	}
+	return out
 }
 
 // EnergyDeviceMeter is one individually metered device of the energy dashboard.

@@ -2,6 +2,7 @@ package hass
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/hamcp/hamcp/dev/sim/home"
@@ -113,6 +114,10 @@ func dataCommands() map[string]wsCommand {
 		}},
 		"energy/save_prefs": {admin: true, schema: schema{{name: "energy_sources", kind: "list"}, {name: "device_consumption", kind: "list"},
 			{name: "device_consumption_water", kind: "list"}}, handle: func(c *wsConn, id int64, m map[string]any) {
+			if msg := legacyGridError(m["energy_sources"]); msg != "" {
+				c.sendError(id, "invalid_format", msg)
+				return
+			}
 			update := map[string]any{}
 			for _, k := range []string{"energy_sources", "device_consumption", "device_consumption_water"} {
 				if v, ok := m[k]; ok {
@@ -122,6 +127,29 @@ func dataCommands() map[string]wsCommand {
 			c.result(id, c.s.h.SaveEnergyPrefs(update))
 		}},
 	}
+}
+
+// legacyGridError is what energy/save_prefs says, since Home Assistant 2026.2 (energy/data.py
+// GRID_SOURCE_SCHEMA), to a grid source in the form before it: flow_from and flow_to are no longer
+// keys of a grid source, and each grid connection needs its cost_adjustment_day.
+func legacyGridError(v any) string {
+	sources, _ := v.([]any)
+	for i, s := range sources {
+		src, _ := s.(map[string]any)
+		if src["type"] != "grid" {
+			continue
+		}
+		at := fmt.Sprintf("@ data['energy_sources'][%d]", i)
+		for _, k := range []string{"flow_from", "flow_to", "power"} {
+			if _, ok := src[k]; ok {
+				return "extra keys not allowed " + at + "['" + k + "']"
+			}
+		}
+		if _, ok := src["cost_adjustment_day"]; !ok {
+			return "required key not provided " + at + "['cost_adjustment_day']"
+		}
+	}
+	return ""
 }
 
 // agentError is agent_id_validator's humanized failure, "" when the agent exists.

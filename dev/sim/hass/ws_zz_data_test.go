@@ -1,6 +1,7 @@
 package hass_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,8 +127,9 @@ func TestWSEnergyPrefs(t *testing.T) {
 	if strings.Join(types, ",") != "grid,solar,gas" || len(prefs["device_consumption"].([]any)) != 3 {
 		t.Fatalf("prefs: %v", prefs)
 	}
-	grid := sources[0].(map[string]any)["flow_from"].([]any)[0].(map[string]any)
-	if grid["stat_energy_from"] != "sensor.house_energy_import" {
+	// Home Assistant 2026.2's form: the grid connection names its meters itself, no flow lists.
+	grid := sources[0].(map[string]any)
+	if _, legacy := grid["flow_from"]; legacy || grid["stat_energy_from"] != "sensor.house_energy_import" || grid["stat_energy_to"] != "sensor.house_energy_export" {
 		t.Errorf("grid: %v", grid)
 	}
 	saved := w.ok(map[string]any{"id": 2, "type": "energy/save_prefs", "device_consumption": []any{map[string]any{"stat_consumption": "sensor.coffee_machine_energy"}}}).(map[string]any)
@@ -142,4 +144,17 @@ func TestWSEnergyPrefs(t *testing.T) {
 		t.Errorf("bad save: %v", m)
 	}
 	w.ok(map[string]any{"id": 4, "type": "energy/save_prefs", "device_consumption": prefs["device_consumption"]})
+	// A grid source in the form before 2026.2 is refused as Home Assistant's schema refuses it.
+	for i, tt := range []struct {
+		grid map[string]any
+		want string
+	}{
+		{map[string]any{"type": "grid", "flow_from": []any{}, "flow_to": []any{}, "cost_adjustment_day": 0}, "extra keys not allowed @ data['energy_sources'][0]['flow_from']"},
+		{map[string]any{"type": "grid", "stat_energy_from": "sensor.house_energy_import"}, "required key not provided @ data['energy_sources'][0]['cost_adjustment_day']"},
+	} {
+		m, _ := w.cmd(map[string]any{"id": 5 + i, "type": "energy/save_prefs", "energy_sources": []any{tt.grid}})
+		if errCode(m) != "invalid_format" || !strings.Contains(fmt.Sprint(m), tt.want) {
+			t.Errorf("legacy grid %v: %v", tt.grid, m)
+		}
+	}
 }

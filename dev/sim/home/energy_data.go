@@ -56,13 +56,14 @@ func (h *Home) defaultEnergyPrefs() map[string]any {
 	has := func(id string) bool { _, ok := h.states[id]; return ok }
 	sources := []any{}
 	if has("sensor.house_energy_import") {
+		// Home Assistant 2026.2's form (energy storage 1.3, core PR #162200): one source per grid
+		// connection with its import and export meters and their prices side by side.
 		grid := map[string]any{"type": "grid", "cost_adjustment_day": 0.0,
-			"flow_from": []any{map[string]any{"stat_energy_from": "sensor.house_energy_import", "stat_cost": nil,
-				"entity_energy_price": energyRef(has("sensor.electricity_price"), "sensor.electricity_price"), "number_energy_price": nil}},
-			"flow_to": []any{}}
+			"stat_energy_from": "sensor.house_energy_import", "stat_cost": nil,
+			"entity_energy_price": energyRef(has("sensor.electricity_price"), "sensor.electricity_price"), "number_energy_price": nil,
+			"stat_energy_to": nil, "stat_compensation": nil, "entity_energy_price_export": nil, "number_energy_price_export": nil}
 		if has("sensor.house_energy_export") {
-			grid["flow_to"] = []any{map[string]any{"stat_energy_to": "sensor.house_energy_export", "stat_compensation": nil,
-				"entity_energy_price": nil, "number_energy_price": 0.07}}
+			grid["stat_energy_to"], grid["number_energy_price_export"] = "sensor.house_energy_export", 0.07
 		}
 		sources = append(sources, grid)
 	}

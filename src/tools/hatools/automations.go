@@ -1,6 +1,7 @@
 package hatools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hamcp/hamcp/src/confighistory"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
@@ -63,7 +65,9 @@ type automationSaved struct {
 	Alias    string `json:"alias,omitempty"`
 	Created  bool   `json:"created,omitempty"`
 	Deleted  bool   `json:"deleted,omitempty"`
-	Note     string `json:"note,omitempty"`
+	// Version is the earlier version hamcp kept (ha_config_history restore takes the change back).
+	Version int    `json:"version,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // maxConfigsPerPage bounds include_config, which costs one request per automation.
@@ -141,13 +145,14 @@ func createAutomation(d Deps) *toolkit.Tool {
 			"Actions needing the command permission or the user's confirmation in ha_call_service need them here too.",
 		Summary: func(a createAutomationArgs) string { return "create " + a.ID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a createAutomationArgs) (automationSaved, error) {
-			return newAutomation(ctx, d.HA, a)
+			return newAutomation(ctx, d, c, a)
 		},
 	})
 }
 
 // newAutomation stores a new automation under a free id and waits for its entity.
-func newAutomation(ctx context.Context, ha *homeassistant.Client, a createAutomationArgs) (automationSaved, error) {
+func newAutomation(ctx context.Context, d Deps, c *toolkit.Call, a createAutomationArgs) (automationSaved, error) {
+	ha := d.HA
 	cfg, err := a.automationConfigArgs.parse()
 	if err != nil {
 		return automationSaved{}, err
@@ -168,10 +173,15 @@ func newAutomation(ctx context.Context, ha *homeassistant.Client, a createAutoma
 	} else if !isNotFound(err) {
 		return automationSaved{}, haError(err, false, "")
 	}
-	if err := saveAutomation(ctx, ha, id, cfg); err != nil {
+	k, err := d.keep(ctx, c, KindAutomation, id, stringOf(cfg["alias"]), confighistory.Created, nil)
+	if err != nil {
 		return automationSaved{}, err
 	}
-	out := automationSaved{ID: id, Alias: stringOf(cfg["alias"]), Created: true, EntityID: waitAutomationEntity(ctx, ha, id)}
+	if err := saveAutomation(ctx, ha, id, cfg); err != nil {
+		k.undo(ctx)
+		return automationSaved{}, err
+	}
+	out := automationSaved{ID: id, Alias: stringOf(cfg["alias"]), Created: true, EntityID: waitAutomationEntity(ctx, ha, id), Version: k.version()}
 	if out.EntityID == "" {
 		out.Note = "saved; Home Assistant has not shown its entity yet"
 	}
@@ -188,13 +198,14 @@ func updateAutomation(d Deps) *toolkit.Tool {
 		Destructive: true,
 		Summary:     func(a updateAutomationArgs) string { return "update " + a.AutomationID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a updateAutomationArgs) (automationSaved, error) {
-			return changeAutomation(ctx, d.HA, a)
+			return changeAutomation(ctx, d, c, a)
 		},
 	})
 }
 
 // changeAutomation replaces (or merges into) a stored automation.
-func changeAutomation(ctx context.Context, ha *homeassistant.Client, a updateAutomationArgs) (automationSaved, error) {
+func changeAutomation(ctx context.Context, d Deps, c *toolkit.Call, a updateAutomationArgs) (automationSaved, error) {
+	ha := d.HA
 	cfg, err := a.automationConfigArgs.parse()
 	if err != nil {
 		return automationSaved{}, err
@@ -216,13 +227,18 @@ func changeAutomation(ctx context.Context, ha *homeassistant.Client, a updateAut
 		}
 	}
 	delete(cfg, "id")
+	k, err := d.keep(ctx, c, KindAutomation, id, aliasOf(raw), confighistory.Updated, raw)
+	if err != nil {
+		return automationSaved{}, err
+	}
 	if err := saveAutomation(ctx, ha, id, cfg); err != nil {
+		k.undo(ctx)
 		return automationSaved{}, err
 	}
 	if entityID == "" {
 		entityID = waitAutomationEntity(ctx, ha, id)
 	}
-	return automationSaved{ID: id, EntityID: entityID, Alias: stringOf(cfg["alias"])}, nil
+	return automationSaved{ID: id, EntityID: entityID, Alias: stringOf(cfg["alias"]), Version: k.version()}, nil
 }
 
 // mergeAutomation applies the keys of cfg to the stored automation; a null value removes a key.
@@ -255,9 +271,9 @@ func deleteAutomation(d Deps) *toolkit.Tool {
 		Name: "ha_delete_automation", Toolset: SetAutomations, Title: "Delete an automation",
 		Confirm: &toolkit.Confirm[deleteAutomationArgs]{When: "always (`delete`)",
 			Check: func(ctx context.Context, c *toolkit.Call, a deleteAutomationArgs) (toolkit.Ask, error) {
-				return plain(sensitive.Delete, "Delete the automation "+a.AutomationID+" (it cannot come back)?"), nil
+				return plain(sensitive.Delete, "Delete the automation "+a.AutomationID+"? (hamcp keeps its configuration: ha_config_history can restore it)"), nil
 			}},
-		Description: "Delete an automation and its entity; the user confirms. To pause one use ha_call_service automation.turn_off.",
+		Description: "Delete an automation and its entity; the user confirms; ha_config_history can restore it. To pause one use ha_call_service automation.turn_off.",
 		Destructive: true,
 		Summary:     func(a deleteAutomationArgs) string { return "delete " + a.AutomationID },
 		Handler: func(ctx context.Context, c *toolkit.Call, a deleteAutomationArgs) (automationSaved, error) {
@@ -266,14 +282,26 @@ func deleteAutomation(d Deps) *toolkit.Tool {
 				return automationSaved{}, err
 			}
 			defer invalidateAutomations(d.HA)
+			raw, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, id)
+			if isNotFound(err) {
+				return automationSaved{}, toolkit.NotFound("no automation with id "+id, "ha_list_automations lists the ids")
+			}
+			if err != nil {
+				return automationSaved{}, haError(err, false, "")
+			}
+			k, err := d.keep(ctx, c, KindAutomation, id, aliasOf(raw), confighistory.Deleted, raw)
+			if err != nil {
+				return automationSaved{}, err
+			}
 			if err := d.HA.DeleteConfigItem(ctx, homeassistant.KindAutomation, id); err != nil {
+				k.undo(ctx)
 				var api *homeassistant.APIError
 				if errors.As(err, &api) && api.Status == 400 && strings.Contains(api.Message, "not found") {
 					return automationSaved{}, toolkit.NotFound("no automation with id "+id, "ha_list_automations lists the ids")
 				}
 				return automationSaved{}, haError(err, false, "")
 			}
-			return automationSaved{ID: id, EntityID: entityID, Deleted: true}, nil
+			return automationSaved{ID: id, EntityID: entityID, Deleted: true, Version: k.version()}, nil
 		},
 	})
 }
@@ -297,6 +325,52 @@ func checkAutomationID(field, id string) error {
 		return toolkit.InvalidArg(field, "must be an automation id (letters, digits, _ and -, as listed by ha_list_automations) or its entity id", `{"`+field+`": "1718000000000"}`)
 	}
 	return nil
+}
+
+// aliasOf is a stored configuration's alias (or name), for the history's list.
+func aliasOf(raw json.RawMessage) string {
+	var cfg struct {
+		Alias string `json:"alias"`
+		Name  string `json:"name"`
+	}
+	_ = json.Unmarshal(raw, &cfg)
+	return cmp.Or(cfg.Alias, cfg.Name)
+}
+
+// automationVersions is how ha_config_history restores an automation: saved back through the
+// editor API (validated by Home Assistant), or deleted when it did not exist.
+func automationVersions() versionKind {
+	return versionKind{kind: KindAutomation,
+		read: func(ctx context.Context, d Deps, id string) (json.RawMessage, string, error) {
+			raw, err := d.HA.GetConfigItem(ctx, homeassistant.KindAutomation, id)
+			if isNotFound(err) {
+				return nil, "", nil
+			}
+			return raw, aliasOf(raw), err
+		},
+		check: func(ctx context.Context, d Deps, w *walk, id string, cfg json.RawMessage) {
+			var v any
+			if json.Unmarshal(cfg, &v) == nil {
+				w.config(ctx, v)
+			}
+		},
+		write: func(ctx context.Context, d Deps, id string, cfg json.RawMessage) error {
+			defer invalidateAutomations(d.HA)
+			if cfg == nil {
+				err := d.HA.DeleteConfigItem(ctx, homeassistant.KindAutomation, id)
+				if isNotFound(err) {
+					return nil
+				}
+				return err
+			}
+			var m map[string]any
+			if err := json.Unmarshal(cfg, &m); err != nil {
+				return err
+			}
+			delete(m, "id")
+			return saveAutomation(ctx, d.HA, id, m)
+		},
+	}
 }
 
 func stringOf(v any) string {

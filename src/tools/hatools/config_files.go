@@ -2,6 +2,7 @@ package hatools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +16,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hamcp/hamcp/src/confighistory"
 	"github.com/hamcp/hamcp/src/fsguard"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
@@ -113,6 +116,7 @@ type writeConfigResult struct {
 	Created        bool         `json:"created"`
 	Backup         string       `json:"backup,omitempty"`
 	TrashVersionID string       `json:"trash_version_id,omitempty"`
+	Version        int          `json:"version,omitempty"` // ha_config_history's copy of what was replaced
 	Check          *configCheck `json:"check,omitempty"`
 	Next           string       `json:"next"`
 }
@@ -229,7 +233,7 @@ func writeConfig(d Deps) *toolkit.Tool {
 					return writeConfigResult{}, toolkit.InvalidArg("content", "is not valid YAML: "+err.Error()+"; nothing was written", "")
 				}
 			}
-			return replaceConfig(ctx, d, p, a.Content, boolOr(a.Validate, true))
+			return replaceConfig(ctx, d, c, p, a.Content, boolOr(a.Validate, true))
 		},
 	})
 }
@@ -326,7 +330,9 @@ func checkYAMLSyntax(text string) error {
 // replaceConfig backs the old file up, writes the new content and, when asked, lets Home
 // Assistant check the result, rolling back to the old content when the check fails or
 // cannot run.
-func replaceConfig(ctx context.Context, d Deps, p, content string, validate bool) (writeConfigResult, error) {
+// c is the call the change is kept for in ha_config_history; nil keeps nothing (a restore from the
+// history, which kept the current content itself).
+func replaceConfig(ctx context.Context, d Deps, c *toolkit.Call, p, content string, validate bool) (_ writeConfigResult, failed error) {
 	// One write at a time: a rollback must restore what this write replaced, not another's.
 	configWriteMu.Lock()
 	defer configWriteMu.Unlock()
@@ -339,6 +345,24 @@ func replaceConfig(ctx context.Context, d Deps, p, content string, validate bool
 		return writeConfigResult{}, &toolkit.Error{Code: "too_large", Field: "path", Message: fmt.Sprintf("%s is %d bytes, too large to back up and restore; nothing was written", p, info.Size)}
 	}
 	out := writeConfigResult{Path: p, Bytes: len(content), Created: !existed}
+	if c != nil {
+		var before any
+		change := confighistory.Created
+		if existed {
+			before, change = string(old), confighistory.Updated
+		}
+		k, err := d.keep(ctx, c, KindFile, p, path.Base(p), change, before)
+		if err != nil {
+			return writeConfigResult{}, err
+		}
+		out.Version = k.version()
+		defer func() {
+			// A rollback that failed left the new content in place: the kept version is what it replaced.
+			if te := (*toolkit.Error)(nil); failed != nil && !(errors.As(failed, &te) && te.Code == "rollback_failed") {
+				k.undo(ctx)
+			}
+		}()
+	}
 	if existed {
 		backup, err := backupFile(d.Files, p, old, time.Now().UTC())
 		if err != nil {
@@ -565,4 +589,69 @@ func walkConfig(f *fsguard.FS, root string, a listFilesArgs) ([]fileItem, error)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// fileVersions is how ha_config_history restores a configuration file: written back with the same
+// YAML check, Home Assistant configuration check and rollback as ha_write_config, or deleted when
+// the file did not exist before.
+func fileVersions() versionKind {
+	return versionKind{kind: KindFile,
+		read: func(ctx context.Context, d Deps, id string) (json.RawMessage, string, error) {
+			if err := needFiles(d); err != nil {
+				return nil, "", err
+			}
+			p, err := configPath("item", id)
+			if err != nil {
+				return nil, "", err
+			}
+			old, info, err := d.Files.ReadFile(p, 0, fsguard.MaxRead)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, "", nil
+			}
+			if err != nil {
+				return nil, "", fileError(err, "item")
+			}
+			if info.Size > int64(len(old)) {
+				return nil, "", &toolkit.Error{Code: "too_large", Field: "item", Message: fmt.Sprintf("%s is %d bytes, too large to keep before restoring; nothing was changed", p, info.Size)}
+			}
+			raw, err := json.Marshal(string(old))
+			return raw, path.Base(p), err
+		},
+		check: func(ctx context.Context, d Deps, w *walk, id string, cfg json.RawMessage) {
+			var content string
+			if cfg == nil || json.Unmarshal(cfg, &content) != nil || !isYAML(id) {
+				return
+			}
+			doc, err := yamlTree(content)
+			if err != nil {
+				w.hits = append(w.hits, sensitive.Unknown("the YAML does not parse, so what it does is unknown")...)
+			}
+			w.config(ctx, doc)
+			w.yamlScenesAndGroups(ctx, doc, 0)
+		},
+		write: func(ctx context.Context, d Deps, id string, cfg json.RawMessage) error {
+			if err := needFiles(d); err != nil {
+				return err
+			}
+			p, err := configPath("item", id)
+			if err != nil {
+				return err
+			}
+			if err := writable(p); err != nil {
+				return err
+			}
+			if cfg == nil {
+				if _, err := d.Files.Delete(p, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return fileError(err, "item")
+				}
+				return nil
+			}
+			var content string
+			if err := json.Unmarshal(cfg, &content); err != nil {
+				return fmt.Errorf("the kept version of %s is not file content: %w", p, err)
+			}
+			_, err = replaceConfig(ctx, d, nil, p, content, true)
+			return err
+		},
+	}
 }

@@ -70,6 +70,7 @@ type energyResult struct {
 	GridImport      *float64                 `json:"grid_import_kwh,omitempty"`
 	GridExport      *float64                 `json:"grid_export_kwh,omitempty"`
 	Solar           *float64                 `json:"solar_kwh,omitempty"`
+	Wind            *float64                 `json:"wind_kwh,omitempty"`
 	BatteryIn       *float64                 `json:"battery_in_kwh,omitempty"`
 	BatteryOut      *float64                 `json:"battery_out_kwh,omitempty"`
 	HomeConsumption *float64                 `json:"home_consumption_kwh,omitempty"`
@@ -100,7 +101,7 @@ func localMidnight(ctx context.Context, ha *homeassistant.Client) time.Time {
 func getEnergyData(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[energyArgs, energyResult]{
 		Name: "ha_get_energy_data", Toolset: SetEnergy, Title: "Energy dashboard data",
-		Description: "Energy use over a period (default today so far) as the energy dashboard computes it from its meters: grid import/export, solar, battery, " +
+		Description: "Energy use over a period (default today so far) as the energy dashboard computes it from its meters: grid import/export, solar, wind, battery, " +
 			"home consumption, gas, water and the top metered devices. breakdown=true adds per-period rows. For other sensors use ha_get_statistics.",
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a energyArgs) (energyResult, error) {
@@ -121,14 +122,14 @@ func energyMeters(prefs homeassistant.EnergyPrefs) (ids []string, kinds map[stri
 	for _, s := range prefs.Sources {
 		switch s.Type {
 		case "grid":
-			for _, f := range s.FlowFrom {
-				add(f.Stat, "grid_import")
+			for _, id := range s.GridImports() {
+				add(id, "grid_import")
 			}
-			for _, f := range s.FlowTo {
-				add(f.Stat, "grid_export")
+			for _, id := range s.GridExports() {
+				add(id, "grid_export")
 			}
-		case "solar":
-			add(s.From, "solar")
+		case "solar", "wind":
+			add(s.From, s.Type)
 		case "battery":
 			add(s.From, "battery_out")
 			add(s.To, "battery_in")
@@ -227,11 +228,11 @@ func (d Deps) energyData(ctx context.Context, a energyArgs) (energyResult, error
 			byKind[kind] = &v
 		}
 	}
-	out.GridImport, out.GridExport, out.Solar = byKind["grid_import"], byKind["grid_export"], byKind["solar"]
+	out.GridImport, out.GridExport, out.Solar, out.Wind = byKind["grid_import"], byKind["grid_export"], byKind["solar"], byKind["wind"]
 	out.BatteryIn, out.BatteryOut = byKind["battery_in"], byKind["battery_out"]
-	if out.GridImport != nil || out.Solar != nil {
+	if out.GridImport != nil || out.Solar != nil || out.Wind != nil {
 		v := 0.0
-		for kind, sign := range map[string]float64{"grid_import": 1, "solar": 1, "battery_out": 1, "grid_export": -1, "battery_in": -1} {
+		for kind, sign := range map[string]float64{"grid_import": 1, "solar": 1, "wind": 1, "battery_out": 1, "grid_export": -1, "battery_in": -1} {
 			if p := byKind[kind]; p != nil {
 				v += sign * *p
 			}

@@ -2,10 +2,16 @@ package hatools
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hamcp/hamcp/src/confighistory"
+	"github.com/hamcp/hamcp/src/privileged"
+	"github.com/hamcp/hamcp/src/sensitive"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -101,8 +107,207 @@ type versionKind struct {
 // versionKinds are the kinds ha_config_history can restore. Each tool group that keeps versions
 // adds its kind here.
 func versionKinds() []versionKind {
-	return []versionKind{}
+	return []versionKind{automationVersions(), fileVersions()}
 }
 
-// versionTools is ha_config_history: written with the history (issue 21).
-func versionTools(d Deps) []*toolkit.Tool { return nil }
+func versionTools(d Deps) []*toolkit.Tool { return []*toolkit.Tool{configHistory(d)} }
+
+type configHistoryArgs struct {
+	Action  string `json:"action" validate:"required,oneof=list get restore" example:"list"`
+	Item    string `json:"item,omitempty" jsonschema:"kind:id, e.g. script:morning, dashboard:lovelace, file:/config/scripts.yaml" validate:"omitempty,max=600"`
+	Kind    string `json:"kind,omitempty" jsonschema:"list: only this kind"`
+	Version int    `json:"version,omitempty" jsonschema:"get, restore; get: 0 = newest" validate:"omitempty,min=1"`
+	toolkit.Page
+}
+
+type configHistoryResult struct {
+	Action   string                               `json:"action"`
+	Versions *toolkit.List[confighistory.Version] `json:"versions,omitempty"`
+	Version  *confighistory.Version               `json:"version,omitempty"`
+	Restored string                               `json:"restored,omitempty"`
+	Undo     map[string]any                       `json:"undo,omitempty"` // the arguments that take the restore back
+	Note     string                               `json:"note,omitempty"`
+}
+
+// configHistory is ha_config_history.
+func configHistory(d Deps) *toolkit.Tool {
+	return toolkit.Define(toolkit.Spec[configHistoryArgs, configHistoryResult]{
+		Name: "ha_config_history", Toolset: SetConfig, Title: "Earlier versions of what assistants changed",
+		Description: "Every automation, script, scene, dashboard, helper, registry entry or config file an assistant changed or deleted keeps its earlier version here. " +
+			"list (newest first; item or kind to narrow), get one version's config, restore one (the current one is kept too, so a restore can be undone). " +
+			"Restoring behaviour is confirmed like writing it. Not for Home Assistant's own backups: ha_manage_backups.",
+		Destructive: true, Conditional: restoreFileGrant, Confirm: restoreConfirm(d),
+		Summary: func(a configHistoryArgs) string { return fmt.Sprintf("%s %s %d", a.Action, a.Item, a.Version) },
+		Handler: func(ctx context.Context, c *toolkit.Call, a configHistoryArgs) (configHistoryResult, error) {
+			if d.History == nil {
+				return configHistoryResult{}, &toolkit.Error{Code: "unavailable", Message: "this hamcp keeps no configuration history (no store)"}
+			}
+			switch a.Action {
+			case "list":
+				return listVersions(ctx, d, a)
+			case "get":
+				if err := needItem(a, false); err != nil {
+					return configHistoryResult{}, err
+				}
+				v, err := d.History.Get(ctx, a.Item, a.Version)
+				if err != nil {
+					return configHistoryResult{}, versionError(err, a)
+				}
+				return configHistoryResult{Action: a.Action, Version: &v}, nil
+			}
+			if err := needItem(a, true); err != nil {
+				return configHistoryResult{}, err
+			}
+			return restoreVersion(ctx, d, c, a)
+		},
+	})
+}
+
+// restoreFileGrant: restoring a configuration file writes the file, which the filesystem category
+// guards as ha_write_config does.
+var restoreFileGrant = &toolkit.Condition[configHistoryArgs]{
+	Category: toolkit.Filesystem, When: "action restore of a file: item",
+	Applies: func(a configHistoryArgs) bool {
+		return a.Action == "restore" && strings.HasPrefix(a.Item, KindFile+":")
+	},
+}
+
+func needItem(a configHistoryArgs, version bool) error {
+	if _, ok := kindOf(a.Item); !ok {
+		return toolkit.InvalidArg("item", "names a kept item as kind:id (kinds: "+strings.Join(kindNames(), ", ")+"); list shows them", `"script:morning_lights"`)
+	}
+	if version && a.Version == 0 {
+		return toolkit.InvalidArg("version", "is required for restore: the version number from list", "3")
+	}
+	return nil
+}
+
+func kindOf(item string) (versionKind, bool) {
+	kind, id, ok := strings.Cut(item, ":")
+	if !ok || id == "" {
+		return versionKind{}, false
+	}
+	for _, k := range versionKinds() {
+		if k.kind == kind {
+			return k, true
+		}
+	}
+	return versionKind{}, false
+}
+
+func kindNames() []string {
+	var out []string
+	for _, k := range versionKinds() {
+		out = append(out, k.kind)
+	}
+	return out
+}
+
+func versionError(err error, a configHistoryArgs) error {
+	if errors.Is(err, confighistory.ErrNotFound) {
+		return toolkit.NotFound(fmt.Sprintf("hamcp kept no version %d of %s", a.Version, a.Item), "ha_config_history action list with item "+a.Item)
+	}
+	return &toolkit.Error{Code: "store_error", Message: "reading the configuration history failed: " + err.Error()}
+}
+
+func listVersions(ctx context.Context, d Deps, a configHistoryArgs) (configHistoryResult, error) {
+	limit, offset := a.Page.Effective()
+	vs, total, err := d.History.List(ctx, confighistory.Query{Item: a.Item, Kind: a.Kind, Limit: limit, Offset: offset})
+	if err != nil {
+		return configHistoryResult{}, versionError(err, a)
+	}
+	list := toolkit.Window(vs, total, a.Page)
+	out := configHistoryResult{Action: a.Action, Versions: &list}
+	if total == 0 {
+		out.Note = "nothing kept yet: versions appear when an assistant changes or deletes a configuration through hamcp"
+	}
+	return out, nil
+}
+
+// restoreConfirm: writing a version back is a write like the one that made it: what its config
+// reaches counts (§5b rule 2), and it always overwrites what is there now.
+func restoreConfirm(d Deps) *toolkit.Confirm[configHistoryArgs] {
+	return &toolkit.Confirm[configHistoryArgs]{
+		When: "action restore (`change`: it overwrites the item); what the restored config can do counts as when writing it, and restoring an item's absence is a delete",
+		Check: func(ctx context.Context, c *toolkit.Call, a configHistoryArgs) (toolkit.Ask, error) {
+			if a.Action != "restore" || d.History == nil {
+				return toolkit.Ask{}, nil
+			}
+			k, ok := kindOf(a.Item)
+			if !ok || a.Version == 0 {
+				return toolkit.Ask{}, nil // the handler refuses it with the reason
+			}
+			v, err := d.History.Get(ctx, a.Item, a.Version)
+			if err != nil {
+				return toolkit.Ask{}, versionError(err, a)
+			}
+			w := newWalk(d)
+			sum := sha256.Sum256(v.Config)
+			w.fact("version", v.Item, hex.EncodeToString(sum[:]))
+			cfg := v.Config
+			if isNull(cfg) {
+				cfg = nil
+			} else if callsPrivilegedJSON(cfg) {
+				return toolkit.Ask{}, toolkit.InvalidArg("version", "calls a service that needs the command permission; restore it through the tool that edits "+k.kind+
+					"s (it asks for that permission) with this version's config from action get", `{"action": "get", "item": "`+a.Item+`"}`)
+			}
+			k.check(ctx, d, w, v.ID(), cfg)
+			if err := w.writable("version"); err != nil {
+				return toolkit.Ask{}, err
+			}
+			always := []sensitive.Class{sensitive.Change}
+			what := fmt.Sprintf("Restore %s to version %d", a.Item, a.Version)
+			if cfg == nil {
+				always = append(always, sensitive.Delete)
+				what = fmt.Sprintf("Delete %s (version %d is from before it existed)", a.Item, a.Version)
+			}
+			return w.ask(what, always...)
+		},
+	}
+}
+
+// callsPrivilegedJSON reports whether a kept automation or script config calls a service that needs the
+// command permission, which a restore here cannot ask for.
+func callsPrivilegedJSON(cfg json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(cfg, &v) != nil {
+		return false
+	}
+	return len(privileged.InConfig(v)) > 0
+}
+
+func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
+
+// restoreVersion keeps what the item is now, then writes the version back.
+func restoreVersion(ctx context.Context, d Deps, c *toolkit.Call, a configHistoryArgs) (configHistoryResult, error) {
+	k, _ := kindOf(a.Item)
+	v, err := d.History.Get(ctx, a.Item, a.Version)
+	if err != nil {
+		return configHistoryResult{}, versionError(err, a)
+	}
+	id := v.ID()
+	now, title, err := k.read(ctx, d, id)
+	if err != nil {
+		return configHistoryResult{}, haError(err, false, "")
+	}
+	if title == "" {
+		title = v.Title
+	}
+	kp, err := d.keep(ctx, c, k.kind, id, title, confighistory.Restored, now)
+	if err != nil {
+		return configHistoryResult{}, err
+	}
+	cfg := v.Config
+	if isNull(cfg) {
+		cfg = nil
+	}
+	if err := k.write(ctx, d, id, cfg); err != nil {
+		kp.undo(ctx)
+		return configHistoryResult{}, haError(err, false, "nothing was restored; read the error, then try again")
+	}
+	out := configHistoryResult{Action: a.Action, Restored: fmt.Sprintf("%s is back at version %d", a.Item, a.Version)}
+	if kp.version() > 0 {
+		out.Undo = map[string]any{"action": "restore", "item": a.Item, "version": kp.version()}
+	}
+	return out, nil
+}
