@@ -216,7 +216,7 @@ func (c *call) invoke(d *serviceDef, data map[string]any) (any, error) {
 	responses := map[string]any{}
 	for _, id := range ids {
 		st := c.h.states[id]
-		if st == nil || !c.h.owned[id] {
+		if st == nil || !c.h.owned[id] || c.h.unavailable(id) { // core skips entities that are not available
 			continue
 		}
 		if d.feature != 0 && featuresOf(st)&d.feature == 0 {

@@ -129,10 +129,26 @@ type callServiceArgs struct {
 }
 
 type callServiceResult struct {
-	Changed  []Entity `json:"changed"`
-	Response any      `json:"response,omitempty"`
-	Note     string   `json:"note,omitempty"`
+	// Targets says, for each entity the call targeted, what happened to it, so the outcome of a bulk
+	// call is known without a second read.
+	Targets  []targetOutcome `json:"targets,omitempty"`
+	Outcomes map[string]int  `json:"outcomes,omitempty"` // outcome → count, with more than one target
+	Changed  []Entity        `json:"changed"`
+	Response any             `json:"response,omitempty"`
+	Note     string          `json:"note,omitempty"`
 }
+
+// targetOutcome is what a service call did to one entity it targeted.
+type targetOutcome struct {
+	EntityID string `json:"entity_id"`
+	// Outcome: changed (its state changed during the call), already (it was in the state the service
+	// sets), unchanged, unavailable (the device is not reachable), not_found (no such entity).
+	Outcome string `json:"outcome"`
+	State   string `json:"state,omitempty"`
+}
+
+// maxTargetsShown bounds the per-entity list; the counts cover every target.
+const maxTargetsShown = 50
 
 // stateTools are the state tools, in the order tools/list shows them.
 func stateTools(d Deps) []*toolkit.Tool {
@@ -212,7 +228,7 @@ func callService(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[callServiceArgs, callServiceResult]{
 		Name: "ha_call_service", Toolset: SetStates, Title: "Call a service", Conditional: serviceGrant, Confirm: callServiceConfirm(d),
 		Description: "Call a service (action) to control devices, e.g. light.turn_on, climate.set_temperature. " +
-			"Target with entity_id (preferred), area_id, device_id or label_id; parameters in data. Returns the changed states. " +
+			"Target with entity_id (preferred), area_id, device_id or label_id; parameters in data. Returns each target's outcome (changed, already, unchanged, unavailable) and the changed states. " +
 			"Unsure what an entity supports: ha_get_entity_details. " +
 			"The user confirms unlock, disarm, garage door open, restart and delete, also via scripts, scenes or automations. " +
 			"Services that run code or change the system (hassio.*, shell_command.*, python_script.*, update.install…) need the user's command permission. " +
@@ -223,13 +239,14 @@ func callService(d Deps) *toolkit.Tool {
 			return fmt.Sprintf("%s.%s %v", a.Domain, a.Service, a.EntityID)
 		},
 		Handler: func(ctx context.Context, c *toolkit.Call, a callServiceArgs) (callServiceResult, error) {
-			return runService(ctx, d.HA, a)
+			return runService(ctx, d, a)
 		},
 	})
 }
 
 // runService calls the service over REST, which reports the states the call changed.
-func runService(ctx context.Context, ha *homeassistant.Client, a callServiceArgs) (callServiceResult, error) {
+func runService(ctx context.Context, d Deps, a callServiceArgs) (callServiceResult, error) {
+	ha := d.HA
 	data := maps.Clone(a.Data)
 	if data == nil {
 		data = map[string]any{}
@@ -237,6 +254,15 @@ func runService(ctx context.Context, ha *homeassistant.Client, a callServiceArgs
 	for key, ids := range map[string][]string{"entity_id": a.EntityID, "area_id": a.AreaID, "device_id": a.DeviceID, "label_id": a.LabelID} {
 		if len(ids) > 0 {
 			data[key] = ids
+		}
+	}
+	targets := serviceTargets(ctx, d, a)
+	before := map[string]homeassistant.State{}
+	if len(targets) > 0 {
+		if all, err := liveStates(ctx, ha); err == nil {
+			for _, s := range all {
+				before[s.EntityID] = s
+			}
 		}
 	}
 	changed, resp, err := ha.CallService(ctx, a.Domain, a.Service, data, a.ReturnResponse)
@@ -250,8 +276,85 @@ func runService(ctx context.Context, ha *homeassistant.Client, a callServiceArgs
 	if len(resp) > 0 {
 		out.Response = redact.Value(resp) // a service's answer can carry codes (a lock's user codes)
 	}
+	out.Targets, out.Outcomes = outcomes(a.Service, targets, before, changed)
 	if len(changed) == 0 && !a.ReturnResponse {
 		out.Note = "the call succeeded but no state changed (the target may already be in that state, or the device reports later)"
 	}
 	return out, nil
+}
+
+// serviceTargets are the entities a call acts on, as Home Assistant's service helper picks them:
+// the entity ids given (in the arguments or the data), and the entities of the service's domain in
+// the areas, devices and labels given (any domain for homeassistant.*). Templated targets are not
+// resolved here: those calls report their changed states only.
+func serviceTargets(ctx context.Context, d Deps, a callServiceArgs) []string {
+	t := serviceTarget(a)
+	if t.Templated {
+		return nil
+	}
+	ids, all := newWalk(d).reach(ctx, t)
+	if all {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, id := range ids {
+		named := slices.Contains(t.EntityIDs, id)
+		if seen[id] || !named && a.Domain != "homeassistant" && !strings.HasPrefix(id, a.Domain+".") {
+			continue // an area's other entities: the service acts on its own domain's
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// settles are the states common services set, so that a target already there reads "already".
+var settles = map[string]string{
+	"turn_on": "on", "turn_off": "off", "lock": "locked", "unlock": "unlocked", "open_cover": "open",
+	"close_cover": "closed", "alarm_disarm": "disarmed", "alarm_arm_away": "armed_away", "alarm_arm_home": "armed_home",
+	"alarm_arm_night": "armed_night", "open_valve": "open", "close_valve": "closed", "media_pause": "paused",
+	"media_play": "playing", "media_stop": "idle",
+}
+
+// outcomes compares each target's state before the call with the states the call changed.
+func outcomes(service string, targets []string, before map[string]homeassistant.State, changed []homeassistant.State) ([]targetOutcome, map[string]int) {
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	after := make(map[string]string, len(changed))
+	for _, s := range changed {
+		after[s.EntityID] = s.State
+	}
+	list := make([]targetOutcome, 0, len(targets))
+	counts := map[string]int{}
+	for _, id := range targets {
+		o := targetOutcome{EntityID: id}
+		was, known := before[id]
+		now, didChange := after[id]
+		switch {
+		case didChange:
+			o.Outcome, o.State = "changed", now
+		case !known && len(before) > 0:
+			o.Outcome = "not_found"
+		case !known:
+			o.Outcome = "unchanged" // the states could not be read before the call
+		case was.State == "unavailable" || was.State == "unknown":
+			o.Outcome, o.State = "unavailable", was.State
+		case settles[service] != "" && was.State == settles[service]:
+			o.Outcome, o.State = "already", was.State
+		default:
+			o.Outcome, o.State = "unchanged", was.State
+		}
+		counts[o.Outcome]++
+		list = append(list, o)
+	}
+	if len(list) > maxTargetsShown {
+		return list[:maxTargetsShown], counts
+	}
+	if len(list) == 1 {
+		counts = nil
+	}
+	return list, counts
 }
