@@ -103,7 +103,7 @@ func TestConfigValidation(t *testing.T) {
 		{"automation", "1", `{"triggers":[],"actions":[],"mode":"sometimes"}`, "Message malformed: value must be one of"},
 		{"script", "Bad Key", `{"sequence":[]}`, "Key malformed: invalid slug Bad Key (try bad_key)"},
 		{"script", "ok", `{"alias":"no sequence"}`, "Message malformed: required key not provided @ data['sequence']"},
-		{"scene", "1", `{"name":"x","entities":[]}`, "Message malformed: expected a dictionary for dictionary value @ data['entities']"},
+		{"scene", "1", `{"name":"x","entities":[]}`, "Message malformed: expected dict for dictionary value @ data['states'][0]['entities']"},
 		{"scene", "1", `["not","an","object"]`, "Message malformed: expected a dictionary"},
 	}
 	for _, c := range cases {

@@ -235,6 +235,10 @@ func (h *Home) PutConfigItem(kind, key string, body []byte, userID string) error
 	if kind == "script" && slugify(key) != key {
 		return &ConfigError{Msg: fmt.Sprintf("Key malformed: invalid slug %s (try %s)", key, slugify(key))}
 	}
+	// script/config.py _SCRIPT_OBJECT_ID_SCHEMA: these names are the script domain's own services.
+	if kind == "script" && (key == "reload" || key == "toggle" || key == "turn_off" || key == "turn_on") {
+		return &ConfigError{Msg: "Message malformed: A script's object_id must not be one of reload, toggle, turn_off, turn_on"}
+	}
 	if node.Kind != yaml.MappingNode {
 		return &ConfigError{Msg: "Message malformed: expected a dictionary"}
 	}

@@ -78,19 +78,38 @@ func validateConfigItem(kind string, n *yaml.Node) error {
 		}
 		return validateMode(m)
 	case "scene":
-		if _, ok := m["name"].(string); !ok {
-			return fmt.Errorf("required key not provided @ data['name']")
+		// config/scene.py validates with scene's PLATFORM_SCHEMA, which wraps the item as
+		// {platform: homeassistant, states: [item]}: hence the paths (homeassistant/scene.py).
+		const at = "dictionary value @ data['states'][0]"
+		switch name, present := m["name"]; {
+		case !present:
+			return fmt.Errorf("required key not provided @ data['states'][0]['name']")
+		case name == nil:
+			return fmt.Errorf("string value is None for %s['name']", at)
+		}
+		if _, bad := m["name"].([]any); bad {
+			return fmt.Errorf("value should be a string for %s['name']", at)
+		} else if _, bad := m["name"].(map[string]any); bad {
+			return fmt.Errorf("value should be a string for %s['name']", at)
 		}
 		ents, ok := m["entities"].(map[string]any)
 		if !ok {
 			if _, present := m["entities"]; !present {
-				return fmt.Errorf("required key not provided @ data['entities']")
+				return fmt.Errorf("required key not provided @ data['states'][0]['entities']")
 			}
-			return fmt.Errorf("expected a dictionary for dictionary value @ data['entities']")
+			return fmt.Errorf("expected dict for %s['entities']", at)
 		}
-		for id := range ents {
+		for id, v := range ents {
 			if !ValidEntityID(id) {
-				return fmt.Errorf("Entity ID %s is an invalid entity ID for dictionary value @ data['entities']", id)
+				return fmt.Errorf("Entity ID %s is an invalid entity ID for %s['entities']", id, at)
+			}
+			if attrs, isMap := v.(map[string]any); isMap {
+				v = attrs["state"]
+			}
+			switch v.(type) {
+			case string, bool:
+			default: // _convert_states: a missing or numeric state is refused
+				return fmt.Errorf("State for %s should be a string for %s['entities']", id, at)
 			}
 		}
 	}

@@ -357,8 +357,9 @@ func automationVersions() versionKind {
 		write: func(ctx context.Context, d Deps, id string, cfg json.RawMessage) error {
 			defer invalidateAutomations(d.HA)
 			if cfg == nil {
-				err := d.HA.DeleteConfigItem(ctx, homeassistant.KindAutomation, id)
-				if isNotFound(err) {
+				// Home Assistant answers a delete of an unknown key 400 "Resource not found": gone already.
+				err := editorDelete(ctx, d.HA, homeassistant.KindAutomation, id)
+				if te := (*toolkit.Error)(nil); errors.As(err, &te) && te.Code == "not_found" {
 					return nil
 				}
 				return err

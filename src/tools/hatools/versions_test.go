@@ -138,3 +138,33 @@ func TestConfigHistoryRefusesBadArguments(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { e.fails(t, "ha_config_history", tt.args, tt.code, tt.want) })
 	}
 }
+
+// Scripts and scenes changed through their tools come back through the history too.
+func TestConfigHistoryRestoresScriptsAndScenes(t *testing.T) {
+	e := admStart(t, admOpts{})
+	for _, tt := range []struct {
+		tool, idArg, item string
+		v1, v2           map[string]any
+		want             string
+	}{
+		{"ha_manage_scripts", "script_id", "script:evening_walk",
+			map[string]any{"alias": "Evening walk", "sequence": []any{map[string]any{"action": "light.turn_on", "target": map[string]any{"entity_id": "light.garden_path"}}}},
+			map[string]any{"alias": "Evening walk v2", "sequence": []any{map[string]any{"action": "light.turn_off", "target": map[string]any{"entity_id": "light.garden_path"}}}},
+			"Evening walk\""},
+		{"ha_manage_scenes", "scene_id", "scene:reading",
+			map[string]any{"name": "Reading", "entities": map[string]any{"light.living_room_lamp": "on"}},
+			map[string]any{"name": "Reading v2", "entities": map[string]any{"light.living_room_lamp": "off"}},
+			"\"on\""},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			id := strings.SplitN(tt.item, ":", 2)[1]
+			e.ok(t, tt.tool, map[string]any{"action": "create", tt.idArg: id, "config": tt.v1})
+			up := e.ok(t, tt.tool, map[string]any{"action": "update", tt.idArg: id, "config": tt.v2, "confirm": true})
+			e.ok(t, "ha_config_history", map[string]any{"action": "restore", "item": tt.item, "version": up["version"], "confirm": true})
+			got := e.ok(t, tt.tool, map[string]any{"action": "get", tt.idArg: id})
+			if !strings.Contains(admJSON(got), tt.want) {
+				t.Fatalf("after restoring version %v: %v", up["version"], got)
+			}
+		})
+	}
+}
