@@ -32,6 +32,8 @@ type scriptRun struct {
 	ctx     Context
 	timer   *time.Timer
 	stopped bool
+	tr      *runTrace // nil when HA keeps no trace of the run
+	base    int       // index in the sequence of the first step still to run (after a delay)
 }
 
 var errStop = errors.New("stop")
@@ -39,8 +41,8 @@ var errStop = errors.New("stop")
 // responseVar is where a "stop" with response_variable leaves the script response.
 const responseVar = "\x00response"
 
-func (c *call) startRun(entityID string, steps []any, vars map[string]any) error {
-	_, err := c.runResponse(entityID, steps, vars)
+func (c *call) startRun(entityID string, steps []any, vars map[string]any, tr *runTrace) error {
+	_, err := c.runResponse(entityID, steps, vars, tr)
 	return err
 }
 
@@ -62,12 +64,15 @@ func (c *call) markTriggered(entityID string) {
 
 // runResponse starts a run and returns the script response if it finished
 // without waiting.
-func (c *call) runResponse(entityID string, steps []any, vars map[string]any) (any, error) {
-	r := &scriptRun{entity: entityID, ctx: c.ctx}
+func (c *call) runResponse(entityID string, steps []any, vars map[string]any, tr *runTrace) (any, error) {
+	r := &scriptRun{entity: entityID, ctx: c.ctx, tr: tr}
 	c.h.runs[r] = true
 	c.h.running[entityID]++
 	c.markTriggered(entityID)
-	done, err := c.exec(steps, vars, r, true)
+	done, err := c.execTop(r, steps, vars)
+	if done || err != nil {
+		r.tr.end(err)
+	}
 	if errors.Is(err, errStop) {
 		done, err = true, nil
 	}
@@ -113,6 +118,7 @@ func (h *Home) stopRuns(entityID string) {
 	for r := range h.runs {
 		if r.entity == entityID {
 			r.stopped = true
+			r.tr.endAs("cancelled")
 			c := &call{h: h, ctx: r.ctx, changed: map[string]bool{}}
 			h.finishRun(r, c)
 		}
@@ -140,11 +146,13 @@ func (h *Home) continueRun(r *scriptRun, rest []any, vars map[string]any) {
 		return
 	}
 	c := &call{h: h, ctx: r.ctx, changed: map[string]bool{}}
-	done, err := c.exec(rest, vars, r, true)
+	r.tr.delayDone()
+	done, err := c.execTop(r, rest, vars)
 	if err != nil && !errors.Is(err, errStop) {
 		h.Log("error", "homeassistant.components.script", "%s: Error executing script: %v", r.entity, err)
 	}
 	if done || err != nil {
+		r.tr.end(err)
 		h.finishRun(r, c)
 	}
 	h.mu.Unlock()
@@ -162,14 +170,26 @@ func (c *call) exec(steps []any, vars map[string]any, r *scriptRun, top bool) (b
 		if !ok {
 			continue
 		}
+		idx := i
+		if top {
+			idx += r.base
+		}
+		s, leave := r.tr.enterStep(idx, vars)
 		if en, ok := m["enabled"].(bool); ok && !en {
+			r.tr.setResult("enabled", false)
+			leave()
 			continue
 		}
 		err := c.step(m, vars, r)
+		r.tr.stepResult(m, err)
+		r.tr.leaveStep(s, m, err, vars)
+		leave()
 		var w *waitFor
 		if errors.As(err, &w) {
+			r.tr.delayResult(s, w.d, top && w.d > 0)
 			if top && w.d > 0 {
 				rest := steps[i+1:]
+				r.base = idx + 1
 				h := c.h
 				r.timer = time.AfterFunc(w.d, func() { h.continueRun(r, rest, vars) })
 				return false, nil
@@ -195,7 +215,7 @@ func (w *waitFor) Error() string { return "wait " + w.d.String() }
 func (c *call) step(m map[string]any, vars map[string]any, r *scriptRun) error {
 	switch {
 	case m["action"] != nil || m["service"] != nil:
-		return c.serviceStep(m, vars)
+		return c.serviceStep(m, vars, r)
 	case m["delay"] != nil:
 		v, err := c.render(m["delay"], vars)
 		if err != nil {
@@ -214,6 +234,7 @@ func (c *call) step(m map[string]any, vars map[string]any, r *scriptRun) error {
 			return err
 		}
 		dm, _ := data.(map[string]any)
+		r.tr.eventResult(m["event"], dm)
 		c.h.fireLocked(fmt.Sprint(m["event"]), dm, "LOCAL", c.ctx)
 		return nil
 	case m["condition"] != nil:
@@ -226,33 +247,36 @@ func (c *call) step(m map[string]any, vars map[string]any, r *scriptRun) error {
 		}
 		return nil
 	case m["choose"] != nil:
-		for _, opt := range asList(m["choose"]) {
+		for i, opt := range asList(m["choose"]) {
 			om, _ := opt.(map[string]any)
-			ok, err := c.conditions(om["conditions"], vars)
+			n := strconv.Itoa(i)
+			ok, err := c.traceConditions(r.tr, om["conditions"], vars, "choose", n, "conditions")
 			if err != nil {
 				return err
 			}
 			if ok {
-				_, err := c.exec(asList(om["sequence"]), vars, r, false)
-				return err
+				r.tr.setResult("choice", i)
+				return c.execIn(r, asList(om["sequence"]), vars, "choose", n, "sequence")
 			}
 		}
 		if d, ok := m["default"]; ok {
-			_, err := c.exec(asList(d), vars, r, false)
-			return err
+			r.tr.setResult("choice", "default")
+			return c.execIn(r, asList(d), vars, "default")
 		}
 		return nil
 	case m["if"] != nil:
-		ok, err := c.conditions(m["if"], vars)
+		ok, err := c.traceConditions(r.tr, m["if"], vars, "if", "condition")
 		if err != nil {
 			return err
 		}
-		branch := m["else"]
 		if ok {
-			branch = m["then"]
+			r.tr.setResult("choice", "then")
+			return c.execIn(r, asList(m["then"]), vars, "then")
 		}
-		_, err = c.exec(asList(branch), vars, r, false)
-		return err
+		if m["else"] != nil {
+			r.tr.setResult("choice", "else")
+		}
+		return c.execIn(r, asList(m["else"]), vars, "else")
 	case m["repeat"] != nil:
 		return c.repeat(m["repeat"], vars, r)
 	case m["variables"] != nil:
@@ -275,16 +299,15 @@ func (c *call) step(m map[string]any, vars map[string]any, r *scriptRun) error {
 		}
 		return errStop
 	case m["sequence"] != nil:
-		_, err := c.exec(asList(m["sequence"]), vars, r, false)
-		return err
+		return c.execIn(r, asList(m["sequence"]), vars, "sequence")
 	case m["parallel"] != nil:
 		// parallel branches run one after the other: the simulator is single-threaded per home.
-		for _, b := range asList(m["parallel"]) {
+		for i, b := range asList(m["parallel"]) {
 			steps := asList(b)
 			if bm, ok := b.(map[string]any); ok && bm["sequence"] != nil {
 				steps = asList(bm["sequence"])
 			}
-			if _, err := c.exec(steps, vars, r, false); err != nil {
+			if err := c.execIn(r, steps, vars, "parallel", strconv.Itoa(i), "sequence"); err != nil {
 				return err
 			}
 		}
@@ -296,7 +319,7 @@ func (c *call) step(m map[string]any, vars map[string]any, r *scriptRun) error {
 	return nil
 }
 
-func (c *call) serviceStep(m map[string]any, vars map[string]any) error {
+func (c *call) serviceStep(m map[string]any, vars map[string]any, r *scriptRun) error {
 	name := m["action"]
 	if name == nil {
 		name = m["service"]
@@ -310,6 +333,8 @@ func (c *call) serviceStep(m map[string]any, vars map[string]any) error {
 		return invalidf("Service %v does not match format <domain>.<name>", nv)
 	}
 	data := map[string]any{}
+	// the trace shows the call as HA prepares it: service_data and target apart
+	svcData, target := map[string]any{}, map[string]any{}
 	for _, k := range []string{"data", "service_data", "target"} {
 		v, err := c.render(m[k], vars)
 		if err != nil {
@@ -318,12 +343,19 @@ func (c *call) serviceStep(m map[string]any, vars map[string]any) error {
 		if vm, ok := v.(map[string]any); ok {
 			for kk, x := range vm {
 				data[kk] = x
+				if k == "target" {
+					target[kk] = x
+				} else {
+					svcData[kk] = x
+				}
 			}
 		}
 	}
 	if eid, ok := m["entity_id"]; ok {
 		data["entity_id"] = eid
+		target["entity_id"] = eid
 	}
+	r.tr.serviceResult(domain, svc, svcData, target)
 	resp, err := c.callNested(domain, svc, data)
 	if err != nil {
 		return err
@@ -344,8 +376,7 @@ func (c *call) repeat(spec any, vars map[string]any, r *scriptRun) error {
 			rep["item"] = item
 		}
 		vars["repeat"] = rep
-		_, err := c.exec(seq, vars, r, false)
-		return err
+		return c.execIn(r, seq, vars, "repeat", "sequence")
 	}
 	switch {
 	case m["count"] != nil:
@@ -372,7 +403,7 @@ func (c *call) repeat(spec any, vars map[string]any, r *scriptRun) error {
 		}
 	case m["while"] != nil:
 		for i := 0; i < maxLoops; i++ {
-			ok, err := c.conditions(m["while"], vars)
+			ok, err := c.traceConditions(r.tr, m["while"], vars, "repeat", "while")
 			if err != nil || !ok {
 				return err
 			}
@@ -385,7 +416,7 @@ func (c *call) repeat(spec any, vars map[string]any, r *scriptRun) error {
 			if err := iter(i, nil, false); err != nil {
 				return err
 			}
-			ok, err := c.conditions(m["until"], vars)
+			ok, err := c.traceConditions(r.tr, m["until"], vars, "repeat", "until")
 			if err != nil || ok {
 				return err
 			}

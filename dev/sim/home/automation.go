@@ -313,19 +313,23 @@ func (c *call) triggerAutomation(st *State) error {
 	if v, ok := c.data["skip_condition"].(bool); ok {
 		skip = v
 	}
+	tr := c.beginTrace(st.EntityID, cfg)
+	tr.triggerStep(vars)
 	if !skip {
 		conds, _ := firstKey(cfg, "conditions", "condition")
-		okc, err := c.conditions(conds, vars)
+		okc, err := c.traceConditions(tr, conds, vars, "condition")
 		if err != nil {
+			tr.end(err)
 			return err
 		}
 		if !okc {
+			tr.endAs("failed_conditions")
 			return nil
 		}
 	}
 	c.h.fireLocked("automation_triggered", map[string]any{"name": st.Attributes["friendly_name"], "entity_id": st.EntityID, "source": "trigger action"}, "LOCAL", c.ctx)
 	acts, _ := firstKey(cfg, "actions", "action")
-	return c.startRun(st.EntityID, asList(acts), vars)
+	return c.startRun(st.EntityID, asList(acts), vars, tr)
 }
 
 // runScript runs a script entity's sequence with the given variables.
@@ -338,7 +342,9 @@ func (c *call) runScript(entityID string, vars map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	tr := c.beginTrace(entityID, cfg)
 	if mode, _ := cfg["mode"].(string); (mode == "" || mode == "single") && c.h.running[entityID] > 0 {
+		tr.endAs("failed_single")
 		c.h.Log("warning", "homeassistant.components.script."+strings.TrimPrefix(entityID, "script."), "%s: Already running", cfg["alias"])
 		return nil, nil
 	}
@@ -347,5 +353,5 @@ func (c *call) runScript(entityID string, vars map[string]any) (any, error) {
 		all[k] = v
 	}
 	c.h.fireLocked("script_started", map[string]any{"name": c.h.states[entityID].Attributes["friendly_name"], "entity_id": entityID}, "LOCAL", c.ctx)
-	return c.runResponse(entityID, asList(cfg["sequence"]), all)
+	return c.runResponse(entityID, asList(cfg["sequence"]), all, tr)
 }
