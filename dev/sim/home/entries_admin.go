@@ -74,6 +74,7 @@ func (h *Home) ConfigEntryDetails(domain string, types []string) []EntryDetails 
 	a.mu.Lock()
 	out = append(out, a.extraEntries...)
 	a.mu.Unlock()
+	out = h.entryOverlay(out) // flows.go: entries flows created, disabled ones
 	keep := out[:0]
 	for _, e := range out {
 		if domain != "" && e.Domain != domain {

@@ -92,13 +92,6 @@ var infoFields = map[string][]string{
 	"host":       {"hostname", "operating_system", "kernel", "chassis", "deployment", "disk_total", "disk_used", "disk_free", "timezone", "startup_time"},
 }
 
-type listIntegrationsArgs struct {
-	Domain string `json:"domain,omitempty" jsonschema:"e.g. hue" validate:"omitempty,domain"`
-	State  string `json:"state,omitempty" jsonschema:"failing = any error state" validate:"omitempty,oneof=loaded setup_error setup_retry not_loaded failed_unload migration_error setup_in_progress failing"`
-	Search string `json:"search,omitempty" jsonschema:"text in domain or title"`
-	toolkit.Page
-}
-
 type integrationItem struct {
 	EntryID    string  `json:"entry_id"`
 	Domain     string  `json:"domain"`
@@ -114,7 +107,7 @@ var failingStates = map[string]bool{"setup_error": true, "setup_retry": true, "m
 
 // supervisorTools are the monitoring tools, in the order tools/list shows them.
 func supervisorTools(d Deps) []*toolkit.Tool {
-	return []*toolkit.Tool{getSupervisorInfo(d), listIntegrations(d), getDiagnostics(d)}
+	return []*toolkit.Tool{getSupervisorInfo(d), getDiagnostics(d)}
 }
 
 // getSupervisorInfo is ha_get_supervisor_info.
@@ -152,33 +145,6 @@ func supervisorPart(ctx context.Context, api supervisorAPI, component string) (s
 		out.Host = raw
 	}
 	return out, nil
-}
-
-// listIntegrations is ha_list_integrations.
-func listIntegrations(d Deps) *toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[listIntegrationsArgs, toolkit.List[integrationItem]]{
-		Name: "ha_list_integrations", Toolset: SetMonitoring, Title: "List integrations",
-		Description: "Integrations set up in HA (config entries): state, why setup failed, whether disabled.",
-		ReadOnly:    true,
-		Handler: func(ctx context.Context, c *toolkit.Call, a listIntegrationsArgs) (toolkit.List[integrationItem], error) {
-			entries, err := configEntries(ctx, d.HA, a.Domain)
-			if err != nil {
-				return toolkit.List[integrationItem]{}, err
-			}
-			search := strings.ToLower(a.Search)
-			var picked []integrationItem
-			for _, e := range entries {
-				switch {
-				case a.State == "failing" && !failingStates[e.State],
-					a.State != "" && a.State != "failing" && e.State != a.State,
-					search != "" && !strings.Contains(strings.ToLower(e.Domain+" "+e.Title), search):
-					continue
-				}
-				picked = append(picked, e)
-			}
-			return toolkit.Paginate(picked, a.Page), nil
-		},
-	})
 }
 
 // configEntries lists config entries in the compact form (WS config_entries/get).

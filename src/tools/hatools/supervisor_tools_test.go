@@ -38,46 +38,6 @@ func TestSupervisorInfo(t *testing.T) {
 	})
 }
 
-func TestListIntegrations(t *testing.T) {
-	e := admStart(t, admOpts{})
-	all := e.ok(t, "ha_list_integrations", nil)
-	if all["total"].(float64) < 8 {
-		t.Fatalf("integrations: %v", all)
-	}
-	cases := []struct {
-		name string
-		args map[string]any
-		code string
-		want string // "|" separates texts that must all appear
-	}{
-		{"failing", map[string]any{"state": "failing"}, "", `"domain":"tuya"|"reason":"Unable to connect|"state":"setup_retry"`},
-		{"by state", map[string]any{"state": "setup_retry", "limit": 5}, "", `"total":1`},
-		{"by domain", map[string]any{"domain": "hacs"}, "", `"state":"loaded"|"title":"HACS"`},
-		{"search", map[string]any{"search": "HUE"}, "", `"domain":"hue"`},
-		{"no match", map[string]any{"domain": "nonexistent"}, "", `"total":0`},
-		{"bad state", map[string]any{"state": "broken"}, "invalid_argument", "state"},
-		{"bad domain", map[string]any{"domain": "Hue Bridge"}, "invalid_argument", "domain"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.code != "" {
-				e.fails(t, "ha_list_integrations", c.args, c.code, c.want)
-				return
-			}
-			r := admJSON(e.ok(t, "ha_list_integrations", c.args))
-			for _, want := range strings.Split(c.want, "|") {
-				if !strings.Contains(r, want) {
-					t.Fatalf("%s lacks %s", r, want)
-				}
-			}
-		})
-	}
-	t.Run("down", func(t *testing.T) {
-		e.down(t)
-		e.fails(t, "ha_list_integrations", nil, "backend_unavailable", "not reachable")
-	})
-}
-
 func TestDiagnostics(t *testing.T) {
 	e := admStart(t, admOpts{})
 	r := e.ok(t, "ha_get_diagnostics", nil)

@@ -358,7 +358,7 @@ func TestNonAdminToken(t *testing.T) {
 	}{
 		{"ha_get_logs", nil},
 		{"ha_list_automations", map[string]any{"include_config": true}},
-		{"ha_list_integrations", nil},
+		{"ha_manage_integrations", map[string]any{"action": "list"}},
 		{"ha_get_diagnostics", nil}, // states are readable by any user; config entries are not
 		{"ha_manage_hacs", map[string]any{"action": "list"}},
 		{"ha_get_supervisor_info", nil},
@@ -519,7 +519,7 @@ func TestDefaultCallsStaySmall(t *testing.T) {
 		{"ha_system_info", nil},
 		{"ha_get_supervisor_info", nil},
 		{"ha_get_supervisor_info", map[string]any{"component": "supervisor"}},
-		{"ha_list_integrations", nil},
+		{"ha_manage_integrations", map[string]any{"action": "list"}},
 		{"ha_get_diagnostics", nil},
 		{"ha_manage_addons", map[string]any{"action": "list", "scope": "store"}},
 		{"ha_manage_addons", map[string]any{"action": "info", "slug": "core_mosquitto"}},
