@@ -187,28 +187,28 @@ func calendarCommands() map[string]wsCommand {
 	}
 	base := schema{{name: "entity_id", req: true, kind: "str"}}
 	return map[string]wsCommand{
-		"calendar/event/create": {schema: append(base, sfield{name: "event", req: true, kind: "dict"}), handle: func(c *wsConn, id int64, m map[string]any) {
+		"calendar/event/create": {schema: append(base, sfield{name: "event", req: true, kind: "dict"}), handle: calendarChecked(func(c *wsConn, id int64, m map[string]any) {
 			if err := c.s.h.CreateCalendarEvent(str(m, "entity_id"), event(m)); err != nil {
 				calErr(c, id, err)
 				return
 			}
 			c.result(id, nil)
-		}},
+		})},
 		"calendar/event/update": {schema: append(base, sfield{name: "uid", req: true, kind: "str"}, sfield{name: "recurrence_id", kind: "str"},
-			sfield{name: "recurrence_range", kind: "str"}, sfield{name: "event", req: true, kind: "dict"}), handle: func(c *wsConn, id int64, m map[string]any) {
+			sfield{name: "recurrence_range", kind: "str"}, sfield{name: "event", req: true, kind: "dict"}), handle: calendarChecked(func(c *wsConn, id int64, m map[string]any) {
 			if err := c.s.h.UpdateCalendarEvent(str(m, "entity_id"), str(m, "uid"), str(m, "recurrence_id"), str(m, "recurrence_range"), event(m)); err != nil {
 				calErr(c, id, err)
 				return
 			}
 			c.result(id, nil)
-		}},
+		})},
 		"calendar/event/delete": {schema: append(base, sfield{name: "uid", req: true, kind: "str"}, sfield{name: "recurrence_id", kind: "str"},
-			sfield{name: "recurrence_range", kind: "str"}), handle: func(c *wsConn, id int64, m map[string]any) {
+			sfield{name: "recurrence_range", kind: "str"}), handle: calendarChecked(func(c *wsConn, id int64, m map[string]any) {
 			if err := c.s.h.DeleteCalendarEvent(str(m, "entity_id"), str(m, "uid"), str(m, "recurrence_id"), str(m, "recurrence_range")); err != nil {
 				calErr(c, id, err)
 				return
 			}
 			c.result(id, nil)
-		}},
+		})},
 	}
 }

@@ -398,7 +398,7 @@ func TestWSRecorderCommands(t *testing.T) {
 
 func TestWSCalendarCRUD(t *testing.T) {
 	w := dialAuthed(t, home.Token())
-	day := time.Now().AddDate(0, 0, 20).Format("2006-01-02")
+	day, next := time.Now().AddDate(0, 0, 20).Format("2006-01-02"), time.Now().AddDate(0, 0, 21).Format("2006-01-02")
 	w.ok(map[string]any{"id": 1, "type": "calendar/event/create", "entity_id": "calendar.family", "event": map[string]any{"summary": "Piano recital", "dtstart": day + "T18:00:00", "dtend": day + "T19:30:00"}})
 	evs := w.ok(map[string]any{"id": 2, "type": "call_service", "domain": "calendar", "service": "get_events", "target": map[string]any{"entity_id": "calendar.family"},
 		"service_data": map[string]any{"start_date_time": day + "T00:00:00", "end_date_time": day + "T23:59:00"}, "return_response": true}).(map[string]any)
@@ -414,8 +414,10 @@ func TestWSCalendarCRUD(t *testing.T) {
 		msg  map[string]any
 		code string
 	}{
-		{map[string]any{"type": "calendar/event/create", "entity_id": "calendar.holidays", "event": map[string]any{"summary": "x", "dtstart": day, "dtend": day}}, "not_supported"},
-		{map[string]any{"type": "calendar/event/create", "entity_id": "calendar.nope", "event": map[string]any{"summary": "x", "dtstart": day, "dtend": day}}, "not_found"},
+		{map[string]any{"type": "calendar/event/create", "entity_id": "calendar.holidays", "event": map[string]any{"summary": "x", "dtstart": day, "dtend": next}}, "not_supported"},
+		{map[string]any{"type": "calendar/event/create", "entity_id": "calendar.nope", "event": map[string]any{"summary": "x", "dtstart": day, "dtend": next}}, "not_found"},
+		// the schema runs first: a zero-length all-day event is refused before the calendar is looked up
+		{map[string]any{"type": "calendar/event/create", "entity_id": "calendar.nope", "event": map[string]any{"summary": "x", "dtstart": day, "dtend": day}}, "invalid_format"},
 		{map[string]any{"type": "calendar/event/delete", "entity_id": "calendar.family", "uid": "no-such-uid"}, "failed"},
 		{map[string]any{"type": "calendar/event/create", "entity_id": "calendar.family", "event": map[string]any{"summary": "x", "dtstart": day + "T10:00:00", "dtend": day + "T09:00:00"}}, "invalid_format"},
 	}

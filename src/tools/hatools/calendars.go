@@ -46,6 +46,8 @@ type eventView struct {
 	Description string `json:"description,omitempty"`
 	UID         string `json:"uid,omitempty"`
 	Recurring   bool   `json:"recurring,omitempty"`
+	// RecurrenceID names one instance of a recurring event, for ha_manage_calendar_events.
+	RecurrenceID string `json:"recurrence_id,omitempty"`
 }
 
 // maxDescription trims long event descriptions (meeting invitations run to pages).
@@ -167,7 +169,7 @@ func (d Deps) calendarEvents(ctx context.Context, a calendarEventsArgs) ([]event
 				desc = strings.ToValidUTF8(desc[:maxDescription], "") + "…"
 			}
 			all = append(all, timed{eventView{Calendar: id, Summary: ev.Summary, Start: s, End: e, AllDay: allDay, Location: ev.Location,
-				Description: desc, UID: ev.UID, Recurring: ev.RRule != "" || ev.RecurrenceID != ""}, at})
+				Description: desc, UID: ev.UID, Recurring: ev.RRule != "" || ev.RecurrenceID != "", RecurrenceID: ev.RecurrenceID}, at})
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].at.Before(all[j].at) })

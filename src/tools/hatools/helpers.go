@@ -62,32 +62,6 @@ type todoResult struct {
 	Done   string                  `json:"done,omitempty"`
 }
 
-// helperDomains are the helper integrations ha_list_input_helpers covers, with the attributes
-// that say how each can be set.
-var helperDomains = map[string][]string{
-	"input_boolean":  nil,
-	"input_button":   nil,
-	"input_number":   {"min", "max", "step", "mode", "unit_of_measurement"},
-	"input_select":   {"options"},
-	"input_text":     {"min", "max", "pattern", "mode"},
-	"input_datetime": {"has_date", "has_time"},
-	"counter":        {"minimum", "maximum", "step", "initial"},
-	"timer":          {"duration", "remaining", "finishes_at"},
-}
-
-type inputHelpersArgs struct {
-	Domain string `json:"domain,omitempty" validate:"omitempty,oneof=input_boolean input_button input_number input_select input_text input_datetime counter timer"`
-	Search string `json:"search,omitempty"`
-	toolkit.Page
-}
-
-type helperView struct {
-	EntityID string         `json:"entity_id"`
-	Name     string         `json:"name,omitempty"`
-	State    string         `json:"state"`
-	Settings map[string]any `json:"settings,omitempty"`
-}
-
 // serviceRefusal turns HA's validation errors into argument errors the model can fix.
 func serviceRefusal(err error, field, example string) error {
 	var api *homeassistant.APIError
@@ -99,7 +73,7 @@ func serviceRefusal(err error, field, example string) error {
 
 // helperTools are the list and helper tools, in the order tools/list shows them.
 func helperTools(d Deps) []*toolkit.Tool {
-	return []*toolkit.Tool{manageShoppingList(d), manageTodo(d), listInputHelpers(d)}
+	return []*toolkit.Tool{manageShoppingList(d), manageTodo(d)}
 }
 
 // manageShoppingList is ha_manage_shopping_list.
@@ -306,47 +280,6 @@ func todoItems(ctx context.Context, ha *homeassistant.Client, a todoArgs) (toolk
 		return toolkit.List[todoItem]{}, toolkit.NotFound("Home Assistant has no to-do list "+a.EntityID, "action=lists shows the to-do lists")
 	}
 	return toolkit.Paginate(list.Items, a.Page), nil
-}
-
-// listInputHelpers is ha_list_input_helpers.
-func listInputHelpers(d Deps) *toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[inputHelpersArgs, toolkit.List[helperView]]{
-		Name: "ha_list_input_helpers", Toolset: SetHelpers, Title: "List helpers",
-		Description: "Helpers (input_*, counter, timer) with value and how they can be set (range, step, options, pattern). Paged. " +
-			"Set them with ha_call_service, e.g. input_number.set_value.",
-		ReadOnly: true,
-		Handler: func(ctx context.Context, c *toolkit.Call, a inputHelpersArgs) (toolkit.List[helperView], error) {
-			return inputHelpers(ctx, d.HA, a)
-		},
-	})
-}
-
-func inputHelpers(ctx context.Context, ha *homeassistant.Client, a inputHelpersArgs) (toolkit.List[helperView], error) {
-	all, err := states(ctx, ha)
-	if err != nil {
-		return toolkit.List[helperView]{}, haError(err, false, "")
-	}
-	var out []helperView
-	for _, s := range all {
-		keys, ok := helperDomains[s.Domain()]
-		if !ok || a.Domain != "" && s.Domain() != a.Domain || a.Search != "" && !hasFold(s.EntityID+" "+s.FriendlyName(), a.Search) {
-			continue
-		}
-		v := helperView{EntityID: s.EntityID, Name: s.FriendlyName(), State: s.State}
-		if v.Name == s.EntityID {
-			v.Name = ""
-		}
-		for _, k := range keys {
-			if val, ok := s.Attributes[k]; ok && val != nil {
-				if v.Settings == nil {
-					v.Settings = map[string]any{}
-				}
-				v.Settings[k] = val
-			}
-		}
-		out = append(out, v)
-	}
-	return toolkit.Paginate(out, a.Page), nil
 }
 
 // pickShoppingItem finds the item an action is about: by id, or by exact name ignoring case,

@@ -113,19 +113,22 @@ func testHelpers(t *testing.T, e *dataEnv) {
 		t.Fatal(err)
 	}
 	var helpers struct {
-		Items []struct {
-			EntityID string         `json:"entity_id"`
-			State    string         `json:"state"`
-			Settings map[string]any `json:"settings"`
-		} `json:"items"`
+		Helpers struct {
+			Items []struct {
+				EntityID string         `json:"entity_id"`
+				State    string         `json:"state"`
+				Settings map[string]any `json:"settings"`
+			} `json:"items"`
+		} `json:"helpers"`
 	}
-	dtOK(t, cs, "ha_list_input_helpers", map[string]any{"search": "night"}, &helpers)
-	if len(helpers.Items) != 1 || helpers.Items[0].Settings["step"] != 0.5 || helpers.Items[0].Settings["unit_of_measurement"] != "°C" {
-		t.Errorf("night temperature helper: %+v", helpers.Items)
+	dtOK(t, cs, "ha_manage_helpers", map[string]any{"action": "list", "search": "night"}, &helpers)
+	if h := helpers.Helpers.Items; len(h) != 1 || h[0].Settings["step"] != 0.5 || h[0].Settings["unit_of_measurement"] != "°C" {
+		t.Errorf("night temperature helper: %+v", h)
 	}
 	testkit.Eventually(t, "the new counter", func() bool {
-		dtOK(t, cs, "ha_list_input_helpers", map[string]any{"domain": "counter"}, &helpers)
-		return len(helpers.Items) == 1 && helpers.Items[0].State == "3" && helpers.Items[0].Settings["maximum"] == 20.0
+		dtOK(t, cs, "ha_manage_helpers", map[string]any{"action": "list", "domain": "counter"}, &helpers)
+		h := helpers.Helpers.Items
+		return len(h) == 1 && h[0].State == "3" && h[0].Settings["maximum"] == 20.0
 	})
 
 	dtErrCases(t, cs, []dtErrCase{
@@ -139,6 +142,6 @@ func testHelpers(t *testing.T, e *dataEnv) {
 		{"unknown todo item (HA service_validation_error)", "ha_manage_todo", map[string]any{"action": "complete", "entity_id": "todo.chores", "item": "Paint the moon"}, "invalid_argument", "item", "Unable to find"},
 		{"todo remove unconfirmed", "ha_manage_todo", map[string]any{"action": "remove", "entity_id": "todo.chores", "item": "Mow the lawn"}, "confirmation_required", "confirm", ""},
 		{"bad due", "ha_manage_todo", map[string]any{"action": "add", "entity_id": "todo.chores", "item": "x", "due": "someday"}, "invalid_argument", "due", ""},
-		{"bad helper domain", "ha_list_input_helpers", map[string]any{"domain": "input_magic"}, "invalid_argument", "domain", ""},
+		{"bad helper domain", "ha_manage_helpers", map[string]any{"action": "list", "domain": "input_magic"}, "invalid_argument", "domain", ""},
 	})
 }

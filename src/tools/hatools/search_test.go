@@ -309,7 +309,7 @@ var dtValidCalls = []struct {
 	{"ha_manage_shopping_list", map[string]any{"action": "list"}},
 	{"ha_manage_todo", map[string]any{"action": "lists"}},
 	{"ha_manage_todo", map[string]any{"action": "list", "entity_id": "todo.chores"}},
-	{"ha_list_input_helpers", nil},
+	{"ha_manage_helpers", map[string]any{"action": "list"}},
 	{"ha_get_camera_snapshot", map[string]any{"entity_id": "camera.garden"}},
 	{"ha_control_media_player", map[string]any{"entity_id": "media_player.kitchen_speaker", "action": "pause"}},
 	{"ha_get_energy_data", nil},

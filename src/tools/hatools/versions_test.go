@@ -168,3 +168,24 @@ func TestConfigHistoryRestoresScriptsAndScenes(t *testing.T) {
 		})
 	}
 }
+
+// A helper an assistant changed comes back with its settings.
+func TestConfigHistoryRestoresHelpers(t *testing.T) {
+	e := admStart(t, admOpts{})
+	made := e.ok(t, "ha_manage_helpers", map[string]any{"action": "create", "domain": "input_number", "config": map[string]any{"name": "Bath target", "min": 30, "max": 45, "step": 0.5}})
+	id, _ := made["helper"].(map[string]any)["entity_id"].(string)
+	if id == "" {
+		t.Fatalf("create: %v", made)
+	}
+	up := e.ok(t, "ha_manage_helpers", map[string]any{"action": "update", "helper_id": id, "config": map[string]any{"max": 60}, "confirm": true})
+	e.ok(t, "ha_config_history", map[string]any{"action": "restore", "item": "helper:" + id, "version": up["version"], "confirm": true})
+	list := e.ok(t, "ha_manage_helpers", map[string]any{"action": "list", "search": "Bath target"})
+	if got := admJSON(list); !strings.Contains(got, `"max":45`) {
+		t.Fatalf("after restoring version %v: %s", up["version"], got)
+	}
+	d := e.ok(t, "ha_manage_helpers", map[string]any{"action": "delete", "helper_id": id, "confirm": true})
+	e.ok(t, "ha_config_history", map[string]any{"action": "restore", "item": "helper:" + id, "version": d["version"], "confirm": true})
+	if got := admJSON(e.ok(t, "ha_manage_helpers", map[string]any{"action": "list", "search": "Bath target"})); !strings.Contains(got, id) {
+		t.Fatalf("a deleted helper is not back: %s", got)
+	}
+}
