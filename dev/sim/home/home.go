@@ -82,6 +82,10 @@ type Home struct {
 	renderer  Renderer
 	closed    bool
 
+	// traces of automation/script runs (traces.go); traceActive is the stack of runs executing now
+	traces      *traceStore
+	traceActive []*runTrace
+
 	configs   *configStore
 	sent      []SentNotification
 	logs      logBook
@@ -151,6 +155,9 @@ func New(o Options) (*Home, error) {
 	err = h.loadConfigs()
 	h.mu.Unlock()
 	h.bus.flush()
+	if err == nil {
+		err = h.lovelaceInit() // dashboards: lovelace.go
+	}
 	if err != nil {
 		return nil, err
 	}
