@@ -42,8 +42,8 @@ func TestRecorderCommands(t *testing.T) {
 		for _, s := range p.Sources {
 			switch s.Type {
 			case "grid":
-				if len(s.FlowFrom) > 0 {
-					grid = s.FlowFrom[0].Stat
+				if imports := s.GridImports(); len(imports) > 0 {
+					grid = imports[0]
 				}
 			case "solar":
 				solar = s.From

@@ -78,7 +78,8 @@ func adminCommands() map[string]wsCommand {
 		"hacs/repositories/list": {admin: true, schema: schema{{name: "categories", kind: "list"}}, handle: func(c *wsConn, id int64, m map[string]any) {
 			c.result(id, c.s.h.HACSRepositories(strList(m["categories"])))
 		}},
-		"hacs/repository/info": {admin: true, schema: schema{{name: "repository_id", req: true, kind: "str"}, {name: "language", kind: "str"}},
+		// HACS's hacs_repository_info takes repository_id only: any other key is refused.
+		"hacs/repository/info": {admin: true, schema: schema{{name: "repository_id", req: true, kind: "str"}},
 			handle: func(c *wsConn, id int64, m map[string]any) {
 				repoID := str(m, "repository_id")
 				info, ok := c.s.h.HACSRepository(repoID)
