@@ -107,7 +107,7 @@ type versionKind struct {
 // versionKinds are the kinds ha_config_history can restore. Each tool group that keeps versions
 // adds its kind here.
 func versionKinds() []versionKind {
-	return []versionKind{automationVersions(), scriptVersions(), sceneVersions(), helperVersions(), dashboardVersions(), fileVersions()}
+	return append([]versionKind{automationVersions(), scriptVersions(), sceneVersions(), helperVersions(), dashboardVersions(), fileVersions()}, registryVersions()...)
 }
 
 func versionTools(d Deps) []*toolkit.Tool { return []*toolkit.Tool{configHistory(d)} }
