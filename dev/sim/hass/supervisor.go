@@ -197,12 +197,16 @@ func (s *Supervisor) routes() {
 	add("DELETE", "/backups/{slug}", s.deleteBackup)
 	add("GET", "/backups/{slug}/download", s.downloadBackup)
 	add("GET", "/jobs/{uuid}", s.jobInfo)
-	for _, prefix := range []string{"/core", "/homeassistant"} {
-		for _, m := range []string{"GET", "POST", "PUT", "DELETE", "PATCH"} {
-			rt.handle(m, prefix+"/api/{rest:*}", s.proxyREST)
-			rt.handle(m, prefix+"/api", s.proxyREST)
-		}
+	add("POST", "/backups/{slug}/restore/full", func(r *supReq) supResp { return s.restoreBackup(r, true) })
+	add("POST", "/backups/{slug}/restore/partial", func(r *supReq) supResp { return s.restoreBackup(r, false) })
+	// The proxy's routes (supervisor/api/__init__.py _register_proxy): GET, POST and DELETE under
+	// /core/api/, only GET and POST under the legacy /homeassistant/api/; anything else is 405.
+	for prefix, methods := range map[string][]string{"/core": {"GET", "POST", "DELETE"}, "/homeassistant": {"GET", "POST"}} {
+		rt.handle("GET", prefix+"/api/websocket", s.proxyWS) // before {rest:*}, which would take it
 		rt.handle("GET", prefix+"/websocket", s.proxyWS)
+		for _, m := range methods {
+			rt.handle(m, prefix+"/api/{rest:*}", s.proxyREST)
+		}
 	}
 }
 

@@ -89,6 +89,13 @@ func (s *Supervisor) backupInfo(r *supReq) supResp {
 		m["homeassistant"] = home.Version
 	}
 	m["homeassistant_exclude_database"] = b.ExcludeDB
+	addons := []any{}
+	for _, slug := range b.Addons {
+		if a := s.findAddon(slug); a != nil {
+			addons = append(addons, map[string]any{"slug": a.slug, "name": a.name, "version": a.version, "size": 0.01})
+		}
+	}
+	m["addons"], m["folders"] = addons, strsToList(b.Folders)
 	m["repositories"] = []string{"core", "local", "https://github.com/hassio-addons/repository"}
 	m["extra"] = map[string]any{}
 	return ok(m)
@@ -122,8 +129,33 @@ func (s *Supervisor) downloadBackup(r *supReq) supResp {
 	return supResp{status: 200, bytes: raw, rawCT: "application/x-tar"}
 }
 
+// newBackup is POST /backups/new/full and /partial. With background the Supervisor answers
+// with the job id as soon as the backup is under way (supervisor_jobs.go runs the rest).
 func (s *Supervisor) newBackup(r *supReq, full bool) supResp {
-	s.slowAction("/backups/new")
+	background := truthy(fromGo(r.body["background"]))
+	if !background {
+		s.slowAction("/backups/new")
+	}
+	b, bad := s.planBackup(r, full)
+	if bad != nil {
+		return *bad
+	}
+	if background {
+		return ok(map[string]any{"job_id": s.backupInBackground(b)})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.writeBackup(b); err != nil {
+		return fail(500, "Backup failed: "+err.Error())
+	}
+	s.backups[b.Slug] = b
+	job := s.doneJob("backup_manager_"+b.Type+"_backup", b.Slug)
+	return ok(map[string]any{"slug": b.Slug, "job_id": job})
+}
+
+// planBackup validates a new backup's body like SCHEMA_BACKUP_FULL/PARTIAL and decides what it holds.
+func (s *Supervisor) planBackup(r *supReq, full bool) (*backup, *supResp) {
+	bad := func(status int, msg string) (*backup, *supResp) { f := fail(status, msg); return nil, &f }
 	allowed := map[string]bool{"name": true, "password": true, "compressed": true, "location": true, "homeassistant_exclude_database": true,
 		"background": true, "filename": true, "extra": true}
 	if !full {
@@ -131,11 +163,11 @@ func (s *Supervisor) newBackup(r *supReq, full bool) supResp {
 	}
 	for k, v := range r.body {
 		if !allowed[k] {
-			return fail(400, fmt.Sprintf("extra keys not allowed @ data['%s']. Got %s", k, pyRepr(fromGo(v))))
+			return bad(400, fmt.Sprintf("extra keys not allowed @ data['%s']. Got %s", k, pyRepr(fromGo(v))))
 		}
 	}
 	if s.o.BackupDir == "" {
-		return fail(400, "No backup location is configured")
+		return bad(400, "No backup location is configured")
 	}
 	now := s.o.Home.Now()
 	b := &backup{Slug: randHex(4), Date: home.ISOTime(now), Compressed: true}
@@ -165,7 +197,7 @@ func (s *Supervisor) newBackup(r *supReq, full bool) supResp {
 		b.HA = truthy(fromGo(r.body["homeassistant"]))
 		for _, f := range strList(r.body["folders"]) {
 			if !contains(backupFolders, f) {
-				return fail(400, fmt.Sprintf("value must be one of %s for dictionary value @ data['folders']. Got %s", pyRepr(strsToList(backupFolders)), pyQuote(f)))
+				return bad(400, fmt.Sprintf("value must be one of %s for dictionary value @ data['folders']. Got %s", pyRepr(strsToList(backupFolders)), pyQuote(f)))
 			}
 			if f == "homeassistant" {
 				b.HA = true
@@ -176,23 +208,15 @@ func (s *Supervisor) newBackup(r *supReq, full bool) supResp {
 		for _, slug := range strList(r.body["addons"]) {
 			a := s.findAddon(slug)
 			if a == nil || !a.installed {
-				return fail(400, "Addon "+slug+" does not exist")
+				return bad(400, "Addon "+slug+" does not exist")
 			}
 			b.Addons = append(b.Addons, a.slug)
 		}
 		if !b.HA && len(b.Folders) == 0 && len(b.Addons) == 0 {
-			return fail(400, "must contain at least one of addons, folders, homeassistant.")
+			return bad(400, "must contain at least one of addons, folders, homeassistant.")
 		}
 	}
-	if err := s.writeBackup(b); err != nil {
-		return fail(500, "Backup failed: "+err.Error())
-	}
-	s.backups[b.Slug] = b
-	job := s.doneJob("backup_manager_"+b.Type+"_backup", b.Slug)
-	if truthy(fromGo(r.body["background"])) {
-		return ok(map[string]any{"job_id": job})
-	}
-	return ok(map[string]any{"slug": b.Slug, "job_id": job})
+	return b, nil
 }
 
 func removeStr(l []string, s string) []string {

@@ -166,6 +166,7 @@ func (h *Home) buildDemo() {
 	}
 	h.buildEntities(devIDs)
 	h.buildAlarmPanel(devIDs)
+	h.buildUpdates() // updates.go
 }
 
 // configEntryFor returns the integration's config entry, creating it on

@@ -25,6 +25,7 @@ func (h *Home) registerServices() {
 	h.registerNotify()
 	h.registerTodoWeatherCalendar()
 	h.registerAutomation()
+	h.registerUpdate() // updates.go
 }
 
 // onOffServices registers turn_on/turn_off/toggle for a plain on/off domain.

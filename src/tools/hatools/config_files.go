@@ -19,7 +19,6 @@ import (
 	"github.com/hamcp/hamcp/src/confighistory"
 	"github.com/hamcp/hamcp/src/fsguard"
 	"github.com/hamcp/hamcp/src/sensitive"
-	"github.com/hamcp/hamcp/src/supervisor"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -137,14 +136,8 @@ type fileItem struct {
 	Modified string `json:"modified"`
 }
 
-type listBackupsArgs struct {
-	Source   string `json:"source,omitempty" validate:"omitempty,oneof=all hamcp supervisor"`
-	Filename string `json:"filename,omitempty" jsonschema:"only hamcp's copies of this file"`
-	toolkit.Page
-}
-
 type backupItem struct {
-	Source   string   `json:"source"` // hamcp | supervisor
+	Source   string   `json:"source"` // hamcp | homeassistant
 	Path     string   `json:"path,omitempty"`
 	Of       string   `json:"of,omitempty"`
 	Slug     string   `json:"slug,omitempty"`
@@ -159,14 +152,9 @@ type backupItem struct {
 	at time.Time
 }
 
-type backupsResult struct {
-	toolkit.List[backupItem]
-	Note string `json:"note,omitempty"`
-}
-
 // configFileTools are the configuration file tools, in the order tools/list shows them.
 func configFileTools(d Deps) []*toolkit.Tool {
-	return []*toolkit.Tool{readConfig(d), writeConfig(d), listFiles(d), listBackups(d)}
+	return []*toolkit.Tool{readConfig(d), writeConfig(d), listFiles(d)}
 }
 
 // readConfig is ha_read_config.
@@ -267,46 +255,6 @@ func listFiles(d Deps) *toolkit.Tool {
 			return toolkit.Paginate(items, a.Page), nil
 		},
 	})
-}
-
-// listBackups is ha_list_backups.
-func listBackups(d Deps) *toolkit.Tool {
-	return toolkit.Define(toolkit.Spec[listBackupsArgs, backupsResult]{
-		Name: "ha_list_backups", Toolset: SetConfig, Title: "List backups", Category: toolkit.Filesystem,
-		Description: "Backups, newest first: hamcp's copies of config files it overwrote (restore one by writing its content back with ha_write_config) and the Supervisor's.",
-		ReadOnly:    true,
-		Handler: func(ctx context.Context, c *toolkit.Call, a listBackupsArgs) (backupsResult, error) {
-			return d.backups(ctx, a)
-		},
-	})
-}
-
-// backups merges hamcp's copies and the Supervisor's backups, newest first.
-func (d Deps) backups(ctx context.Context, a listBackupsArgs) (backupsResult, error) {
-	var items []backupItem
-	var notes []string
-	if a.Source != "supervisor" && d.Files != nil {
-		own, err := hamcpBackups(d.Files, a.Filename)
-		if err != nil {
-			return backupsResult{}, err
-		}
-		items = append(items, own...)
-	}
-	if a.Source != "hamcp" && a.Filename == "" {
-		if d.Supervisor == nil {
-			notes = append(notes, "no Supervisor on this install, so only hamcp's copies are listed")
-		} else {
-			list, err := d.Supervisor.Backups(ctx)
-			if err != nil {
-				return backupsResult{}, supError(err, false, "")
-			}
-			for _, b := range list {
-				items = append(items, supervisorBackup(b))
-			}
-		}
-	}
-	sort.SliceStable(items, func(i, j int) bool { return items[i].at.After(items[j].at) })
-	return backupsResult{List: toolkit.Paginate(items, a.Page), Note: strings.Join(notes, "; ")}, nil
 }
 
 func isYAML(p string) bool { return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") }
@@ -511,27 +459,6 @@ func hamcpBackups(f *fsguard.FS, of string) ([]backupItem, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].at.After(out[j].at) })
 	return out, nil
-}
-
-func supervisorBackup(b supervisor.Backup) backupItem {
-	it := backupItem{Source: "supervisor", Slug: b.Slug, Name: b.Name, Type: b.Type, Date: b.Date, SizeMB: b.Size}
-	if t, err := time.Parse(time.RFC3339Nano, b.Date); err == nil {
-		it.at = t.UTC()
-		it.Date = it.at.Format(time.RFC3339)
-	}
-	if b.Content.HomeAssistant {
-		it.Content = append(it.Content, "homeassistant")
-	}
-	if len(b.Content.Addons) > 0 {
-		it.Content = append(it.Content, "addons: "+strings.Join(b.Content.Addons, ", "))
-	}
-	if len(b.Content.Folders) > 0 {
-		it.Content = append(it.Content, "folders: "+strings.Join(b.Content.Folders, ", "))
-	}
-	if b.Location != nil {
-		it.Location = *b.Location
-	}
-	return it
 }
 
 // Bounds of a recursive listing: deep enough for packages/ and themes/, small enough to stay cheap.

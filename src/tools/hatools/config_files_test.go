@@ -173,34 +173,6 @@ func TestListFiles(t *testing.T) {
 	e.fails(t, "ha_list_files", map[string]any{"limit": 5000}, "invalid_argument", "limit")
 }
 
-func TestListBackups(t *testing.T) {
-	e := admStart(t, admOpts{})
-	e.ok(t, "ha_write_config", map[string]any{"path": "scenes.yaml", "content": "[]\n", "confirm": true})
-	e.ok(t, "ha_write_config", map[string]any{"path": "scenes.yaml", "content": "[]\n# again\n", "confirm": true})
-	all := admItems(t, e.ok(t, "ha_list_backups", nil), "items")
-	sources := map[string]int{}
-	for _, b := range all {
-		sources[b["source"].(string)]++
-	}
-	if sources["hamcp"] != 2 || sources["supervisor"] < 1 {
-		t.Fatalf("backups: %v", all)
-	}
-	own := admItems(t, e.ok(t, "ha_list_backups", map[string]any{"filename": "scenes.yaml"}), "items")
-	if len(own) != 2 || own[0]["of"] != "/config/scenes.yaml" || own[0]["date"].(string) < own[1]["date"].(string) {
-		t.Fatalf("filename filter: %v", own)
-	}
-	sup := admItems(t, e.ok(t, "ha_list_backups", map[string]any{"source": "supervisor"}), "items")
-	if len(sup) < 1 || sup[0]["slug"] == nil || sup[0]["path"] != nil {
-		t.Fatalf("supervisor only: %v", sup)
-	}
-	e.fails(t, "ha_list_backups", map[string]any{"source": "cloud"}, "invalid_argument", "source")
-	e.fails(t, "ha_list_backups", map[string]any{"filename": "/etc/passwd"}, "invalid_argument", "configuration directory")
-	e.down(t)
-	if got := admItems(t, e.ok(t, "ha_list_backups", nil), "items"); len(got) != len(all) {
-		t.Fatalf("while Home Assistant is down: %d of %d", len(got), len(all))
-	}
-}
-
 func admJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
