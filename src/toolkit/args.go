@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -119,6 +120,9 @@ func decodeArgs(args map[string]any, dst any, schema *jsonschema.Schema) error {
 			}
 		}
 	}
+	if v, changed := listOfOne(args, schema); changed {
+		args = v.(map[string]any)
+	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return InvalidArg("arguments", "must be a JSON object", "")
@@ -171,6 +175,58 @@ func decodeArgs(args map[string]any, dst any, schema *jsonschema.Schema) error {
 		return InvalidArg("arguments", err.Error(), "")
 	}
 	return nil
+}
+
+// listOfOne wraps a lone string sent where the schema asks for a list of strings, at any depth:
+// Home Assistant takes entity_id "light.kitchen" for ["light.kitchen"], and models send it so.
+// A list of entity ids also takes "light.a, light.b", split on commas as Home Assistant's
+// comp_entity_ids does. The schema keeps saying array: a type array ["string","array"] is not
+// portable. The caller's arguments are not changed: what changes is copied.
+func listOfOne(v any, s *jsonschema.Schema) (any, bool) {
+	if s == nil {
+		return v, false
+	}
+	switch x := v.(type) {
+	case string:
+		if s.Type != "array" || s.Items == nil || s.Items.Type != "string" {
+			return v, false
+		}
+		if s.Items.Pattern != entityIDRe.String() || !strings.Contains(x, ",") {
+			return []any{x}, true
+		}
+		var out []any
+		for _, id := range strings.Split(x, ",") {
+			out = append(out, strings.TrimSpace(id))
+		}
+		return out, true
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			if w, changed := listOfOne(e, s.Properties[k]); changed {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = w
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if w, changed := listOfOne(e, s.Items); changed {
+				if out == nil {
+					out = slices.Clone(x)
+				}
+				out[i] = w
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
 
 func isZero(v any) bool {
@@ -300,6 +356,11 @@ func applyTags(f reflect.StructField, ps *jsonschema.Schema) {
 	if dived && ps.Items != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 		applyRules(strings.TrimPrefix(items, ","), t.Elem(), ps.Items)
 	}
+	if it, ok := f.Tag.Lookup("items"); ok && ps.Items != nil {
+		// What the items of a list of anything are, said in their schema: {"description": …}
+		// rather than the boolean schema true, which strict validators refuse.
+		ps.Items.Description = it
+	}
 	kind := t.Kind()
 	if d, ok := f.Tag.Lookup("default"); ok {
 		ps.Default = literal(d, kind)
@@ -417,7 +478,31 @@ func schemaFor[In any]() (*jsonschema.Schema, error) {
 	}
 	enrichSchema(reflect.TypeFor[In](), s)
 	plainTypes(s)
+	noAnyProperties(s)
 	return s, nil
+}
+
+// noAnyProperties drops additionalProperties where it allows anything (a map of any value): it
+// would be the boolean schema true, which strict schema checks refuse, and leaving it out means
+// the same. additionalProperties false (a struct's) stays: it is what refuses unknown arguments.
+func noAnyProperties(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if s.AdditionalProperties != nil && isTrueSchema(s.AdditionalProperties) {
+		s.AdditionalProperties = nil
+	}
+	for _, p := range s.Properties {
+		noAnyProperties(p)
+	}
+	noAnyProperties(s.Items)
+	noAnyProperties(s.AdditionalProperties)
+}
+
+// isTrueSchema reports the empty schema, which accepts anything and is written as true.
+func isTrueSchema(s *jsonschema.Schema) bool {
+	b, err := json.Marshal(s)
+	return err == nil && string(b) == "true"
 }
 
 // plainTypes turns the ["null", T] that inference gives slices, maps and pointers into plain T.

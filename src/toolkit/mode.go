@@ -97,7 +97,7 @@ type searchArgs struct {
 type searchResult struct {
 	Query string      `json:"query"`
 	Count int         `json:"count"`
-	Tools []*mcp.Tool `json:"tools"`
+	Tools []foundTool `json:"tools"`
 	Hint  string      `json:"hint"`
 }
 
@@ -108,7 +108,7 @@ func searchTool(enabled []*Tool, core []string) *Tool {
 		Description: fmt.Sprintf("Find the tool for a task among the %d tools of this session; most are not in your list "+
 			"(toolsets: %s). Search whenever no listed tool fits. "+
 			"Query with a few words naming the action and the thing, e.g. \"create automation\", \"recorder sql\", \"read file\"; a tool name works too. "+
-			"Each result is the tool's full definition (description, input schema, annotations): run it with %s {name, arguments}.",
+			"The best results come with their full definition, the rest by name and first sentence (search an exact name for its definition); run one with %s {name, arguments}.",
 			len(enabled), strings.Join(toolsetsOf(enabled), ", "), CallToolName),
 		ReadOnly: true,
 		Handler: func(ctx context.Context, c *Call, in searchArgs) (searchResult, error) {
@@ -119,10 +119,7 @@ func searchTool(enabled []*Tool, core []string) *Tool {
 			if n <= 0 {
 				n = DefaultSearchResults
 			}
-			res := searchResult{Query: in.Query, Tools: []*mcp.Tool{}}
-			for _, h := range ix.search(in.Query, min(n, MaxSearchResults)) {
-				res.Tools = append(res.Tools, h.tool.Definition())
-			}
+			res := searchResult{Query: in.Query, Tools: answer(ix.search(in.Query, min(n, MaxSearchResults)))}
 			res.Count = len(res.Tools)
 			if res.Count == 0 {
 				res.Hint = "no tool matched: try other words (the action and the kind of thing: light, automation, file, history, add-on)"
@@ -163,7 +160,7 @@ func (r *Registry) callTool(enabled []*Tool, f Filter) *Tool {
 		Type: "object",
 		Properties: map[string]*jsonschema.Schema{
 			"name":      {Type: "string", Description: "the tool's exact name, from " + SearchToolName},
-			"arguments": {Type: "object", Description: "the tool's arguments, as its input schema says", AdditionalProperties: &jsonschema.Schema{}},
+			"arguments": {Type: "object", Description: "the tool's arguments, as its input schema says"},
 		},
 		Required:             []string{"name"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},

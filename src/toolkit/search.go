@@ -1,20 +1,27 @@
 package toolkit
 
 import (
+	"encoding/json"
 	"math"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Field weights of a tool's text for ranking: a word in the name says more about what a tool is
-// for than the same word in an argument's description.
+// for than the same word in an argument's description. A description's first sentence says what
+// the tool does; the rest says when to use another, what needs the user's yes and what it costs,
+// and names things the tool is not about ("the user confirms unlock, garage door open").
 const (
 	weightName     = 3.0
 	weightTitle    = 2.0
 	weightArgName  = 1.5
-	weightText     = 1.0 // the description and argument values (enums)
+	weightText     = 1.0 // the description's first sentence and argument values (enums)
+	weightDetail   = 0.4 // the rest of the description
 	weightArgDescr = 0.5
 )
 
@@ -29,6 +36,23 @@ const (
 	readOnlyPrior = 1.1
 	openPrior     = 1.1
 )
+
+// Priors from what a request wants done (intentOf) against what a tool does. A request that
+// changes nothing wants a tool that reads, and a destructive tool is the last it should meet; a
+// request that changes something wants a tool that changes. A tool of another system than Home
+// Assistant (hubitat_…) goes after Home Assistant's unless the request names that system or a hub:
+// "lock the front door" is about the home's lock, whichever hub it sits on.
+const (
+	readWritePrior   = 0.6  // a read request, a tool that cannot read
+	readDestroyPrior = 0.35 // a read request, a destructive tool that cannot read
+	readMixedPrior   = 0.7  // a read request, a tool with read actions next to destructive ones
+	changeReadPrior  = 0.7  // a change request, a read-only tool
+	otherSystemPrior = 0.25 // a tool of a system the request does not name
+)
+
+// readActions are the values of an action argument that read: a tool with one serves read
+// requests too ("list my helpers" is ha_manage_helpers' list).
+var readActions = []string{"list", "lists", "get", "info", "read", "show", "search", "status", "history", "versions", "diff"}
 
 // BM25 parameters (the usual ones).
 const (
@@ -46,11 +70,14 @@ type index struct {
 }
 
 type searchDoc struct {
-	tool *Tool
-	tf   map[string]float64
-	len  float64
-	name map[string]bool // the terms of the tool's name
-	core bool
+	tool        *Tool
+	tf          map[string]float64
+	len         float64
+	name        map[string]bool // the terms of the tool's name
+	core        bool
+	reads       bool   // read-only, or has an action that reads
+	destructive bool   // may destroy or overwrite (annotation)
+	system      string // the system a tool outside Home Assistant belongs to (hubitat), else ""
 }
 
 // withoutToolNames drops the names of tools from a description: "reads go to ha_query_sql" says
@@ -82,7 +109,11 @@ func newIndex(tools []*Tool, core []string) *index {
 	}
 	total := 0.0
 	for _, t := range tools {
-		d := searchDoc{tool: t, tf: map[string]float64{}, name: map[string]bool{}, core: slices.Contains(core, t.def.Name)}
+		d := searchDoc{tool: t, tf: map[string]float64{}, name: map[string]bool{}, core: slices.Contains(core, t.def.Name),
+			reads: t.readOnly || hasReadAction(t), system: systemOf(t.def.Name)}
+		if a := t.def.Annotations; a != nil && a.DestructiveHint != nil {
+			d.destructive = *a.DestructiveHint && !t.readOnly
+		}
 		add := func(text string, w float64) {
 			for _, term := range tokenize(text) {
 				d.tf[term] += w
@@ -95,7 +126,9 @@ func newIndex(tools []*Tool, core []string) *index {
 			d.name[term] = true
 		}
 		add(def.Title, weightTitle)
-		add(withoutExamples(withoutToolNames(def.Description, names)), weightText)
+		purpose, detail := splitPurpose(withoutExamples(withoutToolNames(def.Description, names)))
+		add(purpose, weightText)
+		add(detail, weightDetail)
 		if schema := t.inputSchema(); schema != nil {
 			for name, p := range schema.Properties {
 				add(name, weightArgName)
@@ -123,6 +156,14 @@ func newIndex(tools []*Tool, core []string) *index {
 	return ix
 }
 
+// splitPurpose cuts a description after its first sentence.
+func splitPurpose(text string) (string, string) {
+	if i := strings.Index(text, ". "); i >= 0 {
+		return text[:i+1], text[i+2:]
+	}
+	return text, ""
+}
+
 type hit struct {
 	tool  *Tool
 	score float64
@@ -131,39 +172,34 @@ type hit struct {
 // search returns the best n tools for the query, best first; ties go by name so results are stable.
 // A tool named in the query outright comes first.
 func (ix *index) search(query string, n int) []hit {
-	terms := queryTerms(query)
-	named := map[string]bool{}
+	raw := rawWords(query)
+	in := intentOf(raw)
+	terms := expand(queryTerms(query), raw, in)
+	words := map[string]bool{}
 	for _, w := range strings.Fields(strings.ToLower(query)) {
-		named[strings.Trim(w, "`'\",.;:()")] = true
+		words[strings.Trim(w, "`'\",.;:()")] = true
 	}
 	N := float64(len(ix.docs))
 	var hits []hit
 	for _, d := range ix.docs {
 		score := 0.0
 		for _, q := range terms {
-			tf := d.tf[q]
+			tf := d.tf[q.term]
 			if tf == 0 {
 				continue
 			}
-			df := float64(ix.df[q])
+			df := float64(ix.df[q.term])
 			idf := math.Log(1 + (N-df+0.5)/(df+0.5))
 			norm := 1 - bm25B + bm25B*d.len/ix.avgLen
-			score += idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
-			if d.name[q] {
+			s := idf * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+			if d.name[q.term] {
 				// A word of the name says what the tool is for, whatever its description repeats.
-				score += nameBoost * idf
+				s += nameBoost * idf
 			}
+			score += q.weight * s
 		}
-		switch {
-		case d.core:
-			score *= corePrior
-		case d.tool.readOnly:
-			score *= readOnlyPrior
-		}
-		if len(d.tool.grants) == 0 {
-			score *= openPrior
-		}
-		if named[d.tool.def.Name] {
+		score *= d.prior(in, words)
+		if words[d.tool.def.Name] {
 			score += 1000
 		}
 		if score > 0 {
@@ -180,4 +216,128 @@ func (ix *index) search(query string, n int) []hit {
 		hits = hits[:n]
 	}
 	return hits
+}
+
+// prior is what the tool's kind makes of a match: core and safe tools first, tools that do what
+// the request wants done before those that do not, Home Assistant's before another system's.
+func (d *searchDoc) prior(in intent, words map[string]bool) float64 {
+	p := 1.0
+	switch {
+	case d.core:
+		p *= corePrior
+	case d.tool.readOnly:
+		p *= readOnlyPrior
+	}
+	if len(d.tool.grants) == 0 {
+		p *= openPrior
+	}
+	switch {
+	case in.change:
+		if d.tool.readOnly {
+			p *= changeReadPrior
+		}
+	case d.tool.readOnly:
+	case !d.reads && d.destructive:
+		p *= readDestroyPrior
+	case !d.reads:
+		p *= readWritePrior
+	case d.destructive: // reads among other actions, some destructive
+		p *= readMixedPrior
+	}
+	if d.system != "" && !words[d.system] && !words["hub"] && !words["hubs"] {
+		p *= otherSystemPrior
+	}
+	return p
+}
+
+// systemOf is the system a tool belongs to when it is not Home Assistant's or hamcp's own: the
+// first word of its name (hubitat_send_command: hubitat).
+func systemOf(name string) string {
+	first, _, ok := strings.Cut(name, "_")
+	if !ok || first == "ha" || first == "hamcp" {
+		return ""
+	}
+	return first
+}
+
+// hasReadAction reports a tool whose action argument has a value that reads.
+func hasReadAction(t *Tool) bool {
+	schema := t.inputSchema()
+	if schema == nil || schema.Properties["action"] == nil {
+		return false
+	}
+	for _, e := range schema.Properties["action"].Enum {
+		if s, ok := e.(string); ok && slices.Contains(readActions, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// A search answer carries the best tools' full definitions while it stays under searchFullBudget,
+// the first always, and the rest by name, title and first sentence: the model runs one of the
+// first few, and searching a tool's exact name returns its definition first. So an answer stays
+// under 8 KB at the largest limit (full definitions of a whole page were 14 KB).
+const (
+	searchFullBudget = 6 << 10
+	briefMax         = 120 // bytes of a brief entry's description
+)
+
+// foundTool is one tool of a search answer. A full one has the fields of tools/list's entry; a
+// brief one has no inputSchema and no annotations.
+type foundTool struct {
+	Name        string               `json:"name"`
+	Title       string               `json:"title,omitempty"`
+	Description string               `json:"description"`
+	InputSchema any                  `json:"inputSchema,omitempty"`
+	Annotations *mcp.ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// answer is the search answer's tools for hits, best first: full definitions as long as the
+// answer fits, then brief ones.
+func answer(hits []hit) []foundTool {
+	out := make([]foundTool, len(hits))
+	size := 0
+	for i, h := range hits {
+		out[i] = brief(h.tool)
+		size += jsonSize(out[i])
+	}
+	for i, h := range hits {
+		def := h.tool.Definition()
+		full := foundTool{Name: def.Name, Title: def.Title, Description: def.Description, InputSchema: def.InputSchema, Annotations: def.Annotations}
+		grown := size - jsonSize(out[i]) + jsonSize(full)
+		if i > 0 && grown > searchFullBudget {
+			break
+		}
+		out[i], size = full, grown
+	}
+	return out
+}
+
+// brief is a tool by name, title and the first sentence of its description.
+func brief(t *Tool) foundTool {
+	return foundTool{Name: t.def.Name, Title: t.def.Title, Description: firstSentence(t.def.Description, briefMax)}
+}
+
+// firstSentence is the text up to its first full stop, cut at a word within max bytes.
+func firstSentence(text string, max int) string {
+	if i := strings.Index(text, ". "); i >= 0 {
+		text = text[:i+1]
+	}
+	if len(text) <= max {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:max+1], ' ') // a word ending at max stays whole
+	if cut <= 0 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(text[:cut], " ,;:") + "…"
+}
+
+func jsonSize(v any) int {
+	b, _ := json.Marshal(v)
+	return len(b)
 }

@@ -82,13 +82,13 @@ func dbError(err error) error {
 
 type querySQLArgs struct {
 	SQL    string `json:"sql" jsonschema:"one read-only statement (SELECT, WITH, VALUES, EXPLAIN, read-only PRAGMA)" validate:"required" example:"SELECT entity_id FROM states_meta LIMIT 10"`
-	Params []any  `json:"params,omitempty" jsonschema:"values bound to ? placeholders"`
+	Params []any  `json:"params,omitempty" jsonschema:"values bound to ? placeholders" items:"a string, number, boolean or null"`
 	toolkit.Page
 }
 
 type writeSQLArgs struct {
 	SQL    string `json:"sql" jsonschema:"one INSERT, UPDATE, DELETE, REPLACE or CREATE/DROP/ALTER statement" validate:"required" example:"DELETE FROM states WHERE metadata_id = 42"`
-	Params []any  `json:"params,omitempty" jsonschema:"values bound to ? placeholders"`
+	Params []any  `json:"params,omitempty" jsonschema:"values bound to ? placeholders" items:"a string, number, boolean or null"`
 }
 
 type purgeArgs struct {
