@@ -49,6 +49,18 @@ guards=(
   "./dev/loadgen FuzzSSEReader"
   "./src/rules FuzzCompare"
   "./src/rules FuzzLoopOf"
+  "./src/tools/hatools FuzzEditorConfig"
+  "./src/tools/hatools FuzzDashboardConfig"
+  "./src/tools/hatools FuzzRegistryFields"
+  "./src/tools/hatools FuzzCalendarEventInput"
+  "./src/tools/hatools FuzzIntegrationFlowView"
+  "./src/tools/hatools FuzzIntegrationSummary"
+  "./src/tools/hatools FuzzBackupArgs"
+  "./src/tools/hatools FuzzTraceSummaries"
+  "./src/homeassistant FuzzTracePaths"
+  "./dev/sim/home FuzzValidateFlowInput"
+  "./dev/sim/home FuzzValidateHelper"
+  "./src/toolkit FuzzListOfOne"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT
