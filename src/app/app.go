@@ -133,7 +133,8 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		a.Close()
 		return nil, err
 	}
-	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files, Recorder: rec, SensitiveEntities: cfg.SensitiveEntities, History: history}
+	deps := hatools.Deps{HA: ha, Supervisor: a.Supervisor, Files: files, Recorder: rec, SensitiveEntities: cfg.SensitiveEntities, History: history,
+		Scope: hatools.NewScope(ha, cfg.ExposeScope)}
 	if err := command.CheckEnvNames(cfg.CommandEnv); err != nil {
 		a.Close()
 		return nil, &config.Error{Option: "command_env", Source: "configuration", Value: strings.Join(cfg.CommandEnv, ","), Reason: err.Error()}

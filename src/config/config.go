@@ -63,7 +63,9 @@ type Config struct {
 	PermissionSupervisorToken string   `opt:"permission_supervisor_token" default:"ask" validate:"oneof=ask allow deny" help:"policy for giving a command the Supervisor token (ha_execute_command supervisor_token=true; the command permission is needed too)"`
 	CommandEnv                []string `opt:"command_env" help:"more environment variables commands inherit (comma-separated names) besides PATH, HOME, LANG, TZ, TERM; hamcp's tokens cannot be listed"`
 	// confirm=true is the model's word; only these classes take it instead of the user's answer.
-	ConfirmTrusted    []string `opt:"confirm_trusted" default:"change" help:"kinds of action for which the assistant's confirm=true is enough (comma-separated: lock, alarm, garage, restart, delete, change); the others are confirmed by the user in their client, on the approval page or in the panel"`
+	ConfirmTrusted []string `opt:"confirm_trusted" default:"change" help:"kinds of action for which the assistant's confirm=true is enough (comma-separated: lock, alarm, garage, restart, delete, change); the others are confirmed by the user in their client, on the approval page or in the panel"`
+	// Like Home Assistant's own MCP server: Assist's exposure list bounds what the assistant sees and does.
+	ExposeScope       string   `opt:"expose_scope" default:"all" validate:"oneof=all assist" help:"which entities the Home Assistant tools see and act on: all, or assist (only the entities exposed to Assist under Settings → Voice assistants → Expose; entities without a setting count as not exposed)"`
 	SensitiveEntities []string `opt:"sensitive_entities" help:"more entities whose every service call the user confirms like an unlock (comma-separated entity ids): a garage opener behind a switch, a gate behind a button. Switches and buttons on the device of a lock, alarm panel or garage door count without being listed"`
 
 	SSHPort           int    `opt:"ssh_port" cmd:"serve,demo" default:"2222" validate:"min=0,max=65535" help:"SSH port for stdio-over-SSH (off unless keys are set)"`

@@ -41,6 +41,7 @@ func TestLoadPrecedence(t *testing.T) {
 		{"default", c.PermissionDatabase, "ask"},
 		{"duration", c.GrantTTL, 2 * time.Hour},
 		{"default listen", c.Listen, ":8099"},
+		{"default expose scope", c.ExposeScope, "all"},
 	}
 	for _, tt := range tests {
 		if tt.got != tt.want {
@@ -65,6 +66,7 @@ func TestLoadErrorsNameTheOption(t *testing.T) {
 		{map[string]string{"HAMCP_GRANT_TTL": "soon"}, "grant_ttl", "duration"},
 		{map[string]string{"HAMCP_READ_ONLY": "maybe"}, "read_only", "true or false"},
 		{map[string]string{"HAMCP_TOOL_MODE": "flat"}, "tool_mode", "accepted values: auto, all, search"},
+		{map[string]string{"HAMCP_EXPOSE_SCOPE": "exposed"}, "expose_scope", "accepted values: all, assist"},
 		{map[string]string{"HAMCP_TRUSTED_PROXIES": "proxy.local"}, "trusted_proxies", "CIDR"},
 	}
 	for _, tt := range tests {

@@ -169,6 +169,23 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 	return t
 }
 
+// Guard runs every call of t through g: g sees the raw arguments before anything else (validation,
+// grants, confirmations) and the handler's output or error before it is shaped. An option that
+// narrows what every tool of a toolset may see and touch (expose_scope) is one guard, not an edit
+// of each handler.
+func (t *Tool) Guard(g func(ctx context.Context, args map[string]any, next func(context.Context) (any, error)) (any, error)) {
+	inner := t.invoke
+	t.invoke = func(ctx context.Context, c *Call, args map[string]any) (any, string, error) {
+		var summary string
+		out, err := g(ctx, args, func(ctx context.Context) (any, error) {
+			out, s, err := inner(ctx, c, args)
+			summary = s
+			return out, err
+		})
+		return out, summary, err
+	}
+}
+
 // Name is the tool's name.
 func (t *Tool) Name() string { return t.def.Name }
 

@@ -108,6 +108,7 @@ type subStatsResult struct {
 // liveHub keeps every MCP session's event subscriptions.
 type liveHub struct {
 	ha       *homeassistant.Client
+	scope    *Scope // expose_scope=assist: only events about exposed entities
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*liveSession
 	next     int
@@ -128,6 +129,7 @@ type liveSub struct {
 	matched, delivered    atomic.Int64
 	dropped               atomic.Int64
 	queue                 chan json.RawMessage
+	scope                 *Scope
 	stopOnce              sync.Once
 	stop                  chan struct{}
 
@@ -292,8 +294,11 @@ func (s *liveSub) handle(ls *liveSession, ev homeassistant.Event) {
 	if !matchesFilter(s.filter, ev.Data) {
 		return
 	}
-	s.matched.Add(1)
 	msg := compactEvent(s.id, ev)
+	if !s.scope.admits(ev.Data, msg) {
+		return
+	}
+	s.matched.Add(1)
 	s.mu.Lock()
 	s.recent = append(s.recent, msg)
 	if len(s.recent) > liveRecent {
@@ -335,6 +340,7 @@ func (s *liveSub) send(ls *liveSession) {
 // one hub of per-session subscriptions.
 func eventTools(d Deps) []*toolkit.Tool {
 	hub := newLiveHub(d.HA)
+	hub.scope = d.Scope
 	return []*toolkit.Tool{fireEvent(d), listEventListeners(d), subscribeEvents(hub), unsubscribeEvents(hub), getSubscriptionStats(hub)}
 }
 
@@ -420,7 +426,7 @@ func (h *liveHub) subscribe(ctx context.Context, c *toolkit.Call, a subscribeArg
 	}
 	h.next++
 	sub := &liveSub{seq: h.next, id: fmt.Sprintf("sub_%d", h.next), eventType: a.EventType, filter: a.EntityID, since: time.Now().UTC(),
-		queue: make(chan json.RawMessage, liveQueue), stop: make(chan struct{})}
+		queue: make(chan json.RawMessage, liveQueue), stop: make(chan struct{}), scope: h.scope}
 	ls.subs[sub.id] = sub
 	h.mu.Unlock()
 	unsub, err := h.ha.SubscribeEvents(ctx, a.EventType, func(ev homeassistant.Event) { sub.handle(ls, ev) })

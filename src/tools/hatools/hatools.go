@@ -30,6 +30,8 @@ type Deps struct {
 	// History keeps what an assistant's configuration changes replace (versions.go,
 	// ha_config_history). nil keeps nothing: only in tests that do not look.
 	History *confighistory.Store
+	// Scope is expose_scope=assist (scope.go); nil sees every entity.
+	Scope *Scope
 }
 
 // Tools returns every Home Assistant tool. The list is explicit, one group per file, so what
@@ -45,6 +47,11 @@ func Tools(d Deps) []*toolkit.Tool {
 		integrationTools, backupTools, updateTools, traceTools, serviceListTools, versionTools,
 	} {
 		out = append(out, group(d)...)
+	}
+	if d.Scope != nil {
+		for _, t := range out {
+			d.Scope.guard(d, t)
+		}
 	}
 	return out
 }

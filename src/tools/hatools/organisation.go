@@ -336,6 +336,7 @@ func listAreas(d Deps) *toolkit.Tool {
 			if err != nil {
 				return toolkit.List[areaView]{}, haError(err, false, "")
 			}
+			reg = scopedRegistry(ctx, reg)
 			return reg.areaViews(a), nil
 		},
 	})
@@ -375,6 +376,7 @@ func listLabels(d Deps) *toolkit.Tool {
 			if err != nil {
 				return toolkit.List[labelView]{}, haError(err, false, "")
 			}
+			reg = scopedRegistry(ctx, reg)
 			return reg.labelViews(a), nil
 		},
 	})
@@ -420,6 +422,7 @@ func listDevices(d Deps) *toolkit.Tool {
 			if err != nil {
 				return toolkit.List[deviceView]{}, haError(err, false, "")
 			}
+			reg = scopedRegistry(ctx, reg)
 			return reg.deviceViews(a)
 		},
 	})

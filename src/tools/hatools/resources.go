@@ -25,7 +25,13 @@ const (
 // Resources are the Home Assistant resources: every entity, one entity (a template), and the
 // areas. Subscribers of an entity's URI (or of all entities) are told when its state changes.
 func Resources(d Deps) []*toolkit.Resource {
-	return []*toolkit.Resource{entitiesResource(d, stateUpdates(d)), entityResource(d), areasResource(d)}
+	out := []*toolkit.Resource{entitiesResource(d, stateUpdates(d)), entityResource(d), areasResource(d)}
+	if d.Scope != nil {
+		for _, r := range out {
+			d.Scope.resource(r)
+		}
+	}
+	return out
 }
 
 // stateUpdates fans one mirror listener out to every server the entity resources are installed
@@ -44,6 +50,9 @@ func stateUpdates(d Deps) func(*mcp.Server) {
 				id = new.EntityID
 			case old != nil:
 				id = old.EntityID
+			}
+			if !d.Scope.notifies(id) {
+				return
 			}
 			mu.Lock()
 			list := append([]*mcp.Server(nil), servers...)
@@ -124,7 +133,7 @@ func areasResource(d Deps) *toolkit.Resource {
 			if err != nil {
 				return nil, err
 			}
-			return jsonResource(req.Params.URI, areaEntities(reg))
+			return jsonResource(req.Params.URI, areaEntities(scopedRegistry(ctx, reg)))
 		},
 	}
 }
@@ -187,6 +196,13 @@ func Completions(d Deps) *completion.Set {
 func argSources(d Deps) map[string]completion.Source {
 	entities := func(ctx context.Context, _ map[string]string) ([]completion.Candidate, error) {
 		all, err := states(ctx, d.HA)
+		if err == nil && d.Scope != nil {
+			v, serr := d.Scope.current(ctx)
+			if serr != nil {
+				return nil, serr
+			}
+			all = inScope(withScope(ctx, v), all)
+		}
 		out := make([]completion.Candidate, 0, len(all))
 		for _, st := range all {
 			out = append(out, completion.Candidate{Value: st.EntityID, Label: st.FriendlyName()})

@@ -67,14 +67,19 @@ func project(e Entity, fields []string) map[string]any {
 	return out
 }
 
-// states reads all states from the mirror when it is live, and from HA otherwise.
+// states reads all states from the mirror when it is live, and from HA otherwise: those the call's
+// expose_scope lets it see (scope.go). Confirmations read readStates, which sees everything.
 func states(ctx context.Context, ha *homeassistant.Client) ([]homeassistant.State, error) {
-	return readStates(ctx, ha, false)
+	all, err := readStates(ctx, ha, false)
+	return inScope(ctx, all), err
 }
 
 // stateOf reads one entity the same way: the live mirror, else Home Assistant. A missing
 // entity is a not_found error whose hint is next.
 func stateOf(ctx context.Context, ha *homeassistant.Client, id, next string) (homeassistant.State, error) {
+	if v := scopeOf(ctx); v != nil && !v.sees(id) {
+		return homeassistant.State{}, toolkit.NotFound("no entity "+id+" among those exposed to Assist", next)
+	}
 	if m := ha.Mirror(); m != nil && m.Ready() && m.Live() {
 		if s, ok := m.Get(id); ok {
 			return s, nil
@@ -175,6 +180,7 @@ func entityStates(ctx context.Context, ha *homeassistant.Client, a getStatesArgs
 	if err != nil {
 		return toolkit.List[any]{}, haError(err, false, "")
 	}
+	all = inScope(ctx, all)
 	search := strings.ToLower(a.Search)
 	inPlace, err := placeFilter(ctx, ha, a.Area, a.Label)
 	if err != nil {

@@ -60,7 +60,10 @@ type admOpts struct {
 	sensitive  []string // the sensitive_entities option
 	// supervisorAPITimeout shortens core's default supervisor/api timeout (HA: 10 s).
 	supervisorAPITimeout time.Duration
-	viaProxy             bool // Home Assistant through the Supervisor's /core proxy, as inside the add-on
+	viaProxy             bool            // Home Assistant through the Supervisor's /core proxy, as inside the add-on
+	exposeScope          string          // the expose_scope option ("" = all)
+	beforeTools          func(*sim.Home) // changes the home before the tools first read it
+	logs                 chan<- string   // receives the client's log notifications (live events), JSON
 }
 
 func admStart(t testing.TB, o admOpts) *admEnv {
@@ -92,7 +95,10 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	deps := hatools.Deps{HA: ha, SensitiveEntities: o.sensitive}
+	deps := hatools.Deps{HA: ha, SensitiveEntities: o.sensitive, Scope: hatools.NewScope(ha, o.exposeScope)}
+	if o.beforeTools != nil {
+		o.beforeTools(h)
+	}
 	own, err := store.Open(filepath.Join(t.TempDir(), "hamcp.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +151,17 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 		// 2026-07-28 replaces it with multi round-trip requests.
 		so = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adm-test", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: o.elicit}).Connect(ctx, ct, so)
+	copts := &mcp.ClientOptions{ElicitationHandler: o.elicit}
+	if o.logs != nil {
+		copts.LoggingMessageHandler = func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			b, _ := json.Marshal(r.Params.Data)
+			select {
+			case o.logs <- string(b):
+			default:
+			}
+		}
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "adm-test", Version: "1"}, copts).Connect(ctx, ct, so)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,8 +390,8 @@ func TestNonAdminToken(t *testing.T) {
 // and while Home Assistant is down nothing can stand in for it.
 func TestWithoutSupervisor(t *testing.T) {
 	e := admStart(t, admOpts{noSupervisor: true})
-	if r := e.ok(t, "ha_list_backups", nil); r["total"].(float64) != 0 || !strings.Contains(r["note"].(string), "no Supervisor") {
-		t.Fatalf("backups without Supervisor: %v", r)
+	if r := e.ok(t, "ha_manage_backups", map[string]any{"action": "list", "source": "homeassistant"}); r["list"].(map[string]any)["total"].(float64) != 0 {
+		t.Fatalf("backups without Supervisor (core's integration has none yet): %v", r)
 	}
 	if r := e.ok(t, "ha_system_info", nil); r["install"] != nil {
 		t.Fatalf("install info without Supervisor: %v", r)
@@ -512,7 +528,8 @@ func TestDefaultCallsStaySmall(t *testing.T) {
 		{"ha_list_files", nil},
 		{"ha_list_files", map[string]any{"recursive": true}},
 		{"ha_read_config", map[string]any{"path": "configuration.yaml"}},
-		{"ha_list_backups", nil},
+		{"ha_manage_backups", map[string]any{"action": "list"}},
+		{"ha_manage_updates", map[string]any{"action": "list", "all": true}},
 		{"ha_list_automations", nil},
 		{"ha_list_automations", map[string]any{"include_config": true}},
 		{"ha_list_blueprints", nil},

@@ -144,8 +144,8 @@ func TestConfigHistoryRestoresScriptsAndScenes(t *testing.T) {
 	e := admStart(t, admOpts{})
 	for _, tt := range []struct {
 		tool, idArg, item string
-		v1, v2           map[string]any
-		want             string
+		v1, v2            map[string]any
+		want              string
 	}{
 		{"ha_manage_scripts", "script_id", "script:evening_walk",
 			map[string]any{"alias": "Evening walk", "sequence": []any{map[string]any{"action": "light.turn_on", "target": map[string]any{"entity_id": "light.garden_path"}}}},
