@@ -61,6 +61,7 @@ guards=(
   "./dev/sim/home FuzzValidateFlowInput"
   "./dev/sim/home FuzzValidateHelper"
   "./src/toolkit FuzzListOfOne"
+  "./src/tools/hatools FuzzScopeArgs"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT
