@@ -19,7 +19,7 @@ import (
 // The tools/list budgets, in bytes of compact JSON as a client receives them: every tool listed is
 // paid for in every conversation's context.
 const (
-	flatBudget = 75 << 10 // every Home Assistant and root tool, listed flat
+	flatBudget = toolkit.DefaultListBudget // every Home Assistant and root tool, listed flat: auto mode offers them so
 	defBudget  = 2500     // any one tool definition
 	snapDir    = "testdata/toolsnaps"
 	updateEnv  = "UPDATE_TOOLSNAPS" // UPDATE_TOOLSNAPS=1 go test ./src/app -run TestToolSnapshots

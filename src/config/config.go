@@ -39,7 +39,7 @@ type Config struct {
 	DisabledTools []string `opt:"disabled_tools" help:"tool names to hide (comma-separated)"`
 	ReadOnly      bool     `opt:"read_only" help:"expose only tools that change nothing"`
 	// Long tool lists break clients (tool caps, token warnings); search mode offers a few tools and a search.
-	ToolMode string `opt:"tool_mode" default:"auto" validate:"oneof=auto all search" help:"how tools are offered: all (every enabled tool listed), search (a few core tools plus hamcp_search_tools and hamcp_call_tool, which reach the other enabled tools), auto (all when the list fits 60 KB, else search)"`
+	ToolMode string `opt:"tool_mode" default:"auto" validate:"oneof=auto all search" help:"how tools are offered: all (every enabled tool listed), search (a few core tools plus hamcp_search_tools and hamcp_call_tool, which reach the other enabled tools), auto (all when the list fits 75 KB, else search)"`
 
 	RateLimit      int           `opt:"rate_limit" cmd:"serve,demo" default:"100" validate:"min=0,max=100000" help:"requests per minute per client IP (0 disables)"`
 	AllowedOrigins []string      `opt:"allowed_origins" cmd:"serve,demo" default:"https://claude.ai,https://claude.com" help:"browser Origins allowed to call /mcp (comma-separated; Claude's web app is allowed by default, set an empty list to refuse it); other Origins get 403"`

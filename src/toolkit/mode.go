@@ -25,7 +25,7 @@ const (
 )
 
 // DefaultListBudget is the largest tools/list (compact JSON) auto mode offers flat.
-const DefaultListBudget = 60 << 10
+const DefaultListBudget = 75 << 10
 
 // Names of the search mode's own tools.
 const (
