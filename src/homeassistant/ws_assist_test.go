@@ -21,8 +21,12 @@ func TestWSExposedEntities(t *testing.T) {
 		{"lock.front_door", "conversation", true, false},
 		{"lock.front_door", "cloud.alexa", true, false},
 		{"alarm_control_panel.home_alarm", "conversation", true, false},
-		{"light.living_room", "conversation", true, true},
-		{"light.kitchen", "conversation", false, false},
+		{"light.living_room_lamp", "conversation", true, true},
+		{"light.living_room_lamp", "cloud.alexa", true, true},
+		{"light.kitchen_ceiling", "conversation", true, true}, // Home Assistant's default, stored once Assist asked
+		{"light.kitchen_ceiling", "cloud.alexa", false, false},
+		{"lock.back_door", "conversation", true, false}, // locks are not exposed by default
+		{"light.kitchen", "conversation", false, false}, // no such entity
 	}
 	for _, tt := range tests {
 		v, ok := got[tt.entity][tt.assistant]

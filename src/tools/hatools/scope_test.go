@@ -22,11 +22,24 @@ var exposedInTest = []string{"light.kitchen_ceiling", "light.kitchen_island", "s
 
 func scopeStart(t *testing.T) *admEnv {
 	t.Helper()
-	return admStart(t, admOpts{exposeScope: hatools.ScopeAssist, beforeTools: func(h *sim.Home) {
+	return admStart(t, admOpts{exposeScope: hatools.ScopeAssist, beforeTools: exposeOnly(t)})
+}
+
+// exposeOnly is a household that un-exposed everything but exposedInTest (Home Assistant's defaults
+// expose most lights, switches, covers and sensors).
+func exposeOnly(t *testing.T) func(h *sim.Home) {
+	return func(h *sim.Home) {
+		var all []string
+		for _, s := range h.Model().States() {
+			all = append(all, s.EntityID)
+		}
+		if err := h.Model().ExposeEntities([]string{"conversation"}, all, false); err != nil {
+			t.Fatal(err)
+		}
 		if err := h.Model().ExposeEntities([]string{"conversation"}, exposedInTest, true); err != nil {
 			t.Fatal(err)
 		}
-	}})
+	}
 }
 
 // hiddenIDs are the demo's entities not exposed to Assist, by the simulator's own account.
@@ -212,9 +225,7 @@ func TestExposeScopeCannotBeWidened(t *testing.T) {
 // TestExposeScopeLiveEvents: a session following state_changed hears only exposed entities.
 func TestExposeScopeLiveEvents(t *testing.T) {
 	got := make(chan string, 100)
-	e := admStart(t, admOpts{exposeScope: hatools.ScopeAssist, logs: got, beforeTools: func(h *sim.Home) {
-		_ = h.Model().ExposeEntities([]string{"conversation"}, exposedInTest, true)
-	}})
+	e := admStart(t, admOpts{exposeScope: hatools.ScopeAssist, logs: got, beforeTools: exposeOnly(t)})
 	hidden := hiddenIDs(e)
 	cs := e.cs
 	//lint:ignore SA1019 live events ride on the deprecated (SEP-2577) MCP logging.
