@@ -175,7 +175,7 @@ func (f *fakeWS) handle(ctx context.Context, fc *fakeConn, id int64, m map[strin
 		svc, _ := m["service"].(string)
 		newState := map[string]string{"turn_on": "on", "turn_off": "off"}[svc]
 		if newState == "" || eid == "" {
-			fc.send(ctx, errFrame(id, "not_found", fmt.Sprintf("Service %v.%v not found.", m["domain"], svc)))
+			fc.send(ctx, errFrame(id, "not_found", fmt.Sprintf("Action %v.%v not found.", m["domain"], svc)))
 			return
 		}
 		ev := f.setState(eid, newState, false)

@@ -173,7 +173,7 @@ func TestWSCallServiceErrors(t *testing.T) {
 		msg        map[string]any
 		code, text string
 	}{
-		{map[string]any{"domain": "light", "service": "explode"}, "not_found", "Service light.explode not found."},
+		{map[string]any{"domain": "light", "service": "explode"}, "not_found", "Action light.explode not found."},
 		{map[string]any{"domain": "light", "service": "turn_on", "service_data": map[string]any{"entity_id": "light.hallway", "brightness": 999}}, "invalid_format", "value must be at most 255 for dictionary value @ data['brightness']"},
 		{map[string]any{"domain": "climate", "service": "set_hvac_mode", "target": map[string]any{"entity_id": "climate.office"}, "service_data": map[string]any{"hvac_mode": "cool"}}, "service_validation_error", "Validation error: HVAC mode cool is not valid"},
 		{map[string]any{"domain": "light", "service": "turn_on", "return_response": true}, "service_validation_error", "Validation error: An action which does not return responses"},

@@ -9,7 +9,7 @@ import "fmt"
 type ServiceNotFoundError struct{ Domain, Service string }
 
 func (e *ServiceNotFoundError) Error() string {
-	return fmt.Sprintf("Service %s.%s not found.", e.Domain, e.Service)
+	return fmt.Sprintf("Action %s.%s not found.", e.Domain, e.Service)
 }
 
 // InvalidError is a voluptuous schema failure (vol.Invalid); Msg is its

@@ -188,7 +188,7 @@ func TestServiceErrors(t *testing.T) {
 		wantType    any
 		wantMsg     string
 	}{
-		{"unknown service", "light", "explode", nil, false, &home.ServiceNotFoundError{}, "Service light.explode not found."},
+		{"unknown service", "light", "explode", nil, false, &home.ServiceNotFoundError{}, "Action light.explode not found."},
 		{"extra key", "light", "turn_on", map[string]any{"entity_id": "light.hallway", "colour": "red"}, false, &home.InvalidError{}, "extra keys not allowed @ data['colour']"},
 		{"out of range", "light", "turn_on", map[string]any{"entity_id": "light.hallway", "brightness": 300}, false, &home.InvalidError{}, "value must be at most 255 for dictionary value @ data['brightness']"},
 		{"exclusive", "light", "turn_on", map[string]any{"entity_id": "light.hallway", "brightness": 3, "brightness_pct": 3}, false, &home.InvalidError{}, "two or more values in the same group of exclusion 'Brightness descriptors'"},
