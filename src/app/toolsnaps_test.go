@@ -20,7 +20,7 @@ import (
 // paid for in every conversation's context.
 const (
 	flatBudget = toolkit.DefaultListBudget // every Home Assistant and root tool, listed flat: auto mode offers them so
-	defBudget  = 2500     // any one tool definition
+	defBudget  = 2500                      // any one tool definition
 	snapDir    = "testdata/toolsnaps"
 	updateEnv  = "UPDATE_TOOLSNAPS" // UPDATE_TOOLSNAPS=1 go test ./src/app -run TestToolSnapshots
 )

@@ -111,27 +111,6 @@ func registryCommands() map[string]wsCommand {
 			}
 			c.result(id, out)
 		}},
-		"config/entity_registry/update": {admin: true, schema: schema{{name: "entity_id", req: true, kind: "str"}, {name: "name", kind: "any"},
-			{name: "icon", kind: "any"}, {name: "area_id", kind: "any"}, {name: "labels", kind: "list"}, {name: "aliases", kind: "list"},
-			{name: "hidden_by", kind: "any"}, {name: "disabled_by", kind: "any"}, {name: "categories", kind: "dict"}, {name: "options_domain", kind: "str"}, {name: "options", kind: "dict"}},
-			handle: func(c *wsConn, id int64, m map[string]any) {
-				e, err := c.s.h.UpdateEntity(str(m, "entity_id"), fields(m, "entity_id"))
-				if err != nil {
-					c.haError(id, err)
-					return
-				}
-				c.result(id, map[string]any{"entity_entry": e.Extended()})
-			}},
-		"config/device_registry/update": {admin: true, schema: schema{{name: "device_id", req: true, kind: "str"}, {name: "area_id", kind: "any"},
-			{name: "labels", kind: "list"}, {name: "name_by_user", kind: "any"}, {name: "disabled_by", kind: "any"}},
-			handle: func(c *wsConn, id int64, m map[string]any) {
-				d, err := c.s.h.UpdateDevice(str(m, "device_id"), fields(m, "device_id"))
-				if err != nil {
-					c.haError(id, err)
-					return
-				}
-				c.result(id, d)
-			}},
 		"config/area_registry/create": {admin: true, schema: append(schema{{name: "name", req: true, kind: "str"}}, areaFields[1:]...),
 			handle: func(c *wsConn, id int64, m map[string]any) {
 				a, err := c.s.h.CreateArea(fields(m, ""))

@@ -331,8 +331,8 @@ func TestRegistriesAndSearch(t *testing.T) {
 	if err := h.DeleteArea("attic"); !errors.As(err, &nf) {
 		t.Errorf("second delete: %v", err)
 	}
-	e, err := h.UpdateEntity("light.hallway", map[string]any{"name": "Corridor", "labels": []any{"night", "security"}})
-	if err != nil || *e.Name != "Corridor" {
+	u, err := h.UpdateEntityEntry("light.hallway", map[string]any{"name": "Corridor", "labels": []any{"night", "security"}})
+	if err != nil || *u.Entry.Name != "Corridor" {
 		t.Fatalf("update entity: %v", err)
 	}
 	if mustState(t, h, "light.hallway").Attributes["friendly_name"] != "Corridor" {

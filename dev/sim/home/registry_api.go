@@ -269,57 +269,6 @@ func (h *Home) DeleteArea(areaID string) error {
 	return nil
 }
 
-// UpdateEntity is config/entity_registry/update for name, icon, area_id,
-// labels, aliases, hidden_by and disabled_by.
-func (h *Home) UpdateEntity(entityID string, fields map[string]any) (EntityEntry, error) {
-	h.mu.Lock()
-	defer h.flushAfter()()
-	e, ok := h.entities[entityID]
-	if !ok {
-		return EntityEntry{}, &NotFoundError{Msg: "Entity not found"}
-	}
-	cp := *e
-	changes := map[string]any{}
-	for key, dst := range map[string]**string{"name": &cp.Name, "icon": &cp.Icon, "area_id": &cp.AreaID, "hidden_by": &cp.HiddenBy, "disabled_by": &cp.DisabledBy} {
-		p, err := optString(fields, key)
-		if err != nil {
-			return EntityEntry{}, err
-		}
-		if p != nil {
-			changes[key] = deref(*dst)
-			*dst = *p
-		}
-	}
-	if cp.AreaID != nil && h.areas[*cp.AreaID] == nil {
-		return EntityEntry{}, &InfoError{Msg: fmt.Sprintf("Area %s does not exist", *cp.AreaID)}
-	}
-	for key, dst := range map[string]*[]string{"aliases": &cp.Aliases, "labels": &cp.Labels} {
-		l, present, err := stringList(fields, key)
-		if err != nil {
-			return EntityEntry{}, err
-		}
-		if present {
-			changes[key] = *dst
-			*dst = l
-		}
-	}
-	cp.ModifiedAt = Epoch(h.now())
-	*e = cp
-	ctx := h.newContext("", nil)
-	if st := h.states[entityID]; st != nil && (fields["name"] != nil || fields["icon"] != nil) {
-		a := cloneAttrs(st.Attributes)
-		if cp.Name != nil {
-			a["friendly_name"] = *cp.Name
-		}
-		if cp.Icon != nil {
-			a["icon"] = *cp.Icon
-		}
-		h.writeState(entityID, st.State, a, false, ctx)
-	}
-	h.fireLocked("entity_registry_updated", map[string]any{"action": "update", "entity_id": entityID, "changes": changes}, "LOCAL", ctx)
-	return cp, nil
-}
-
 // UpdateDevice is config/device_registry/update for area_id, labels,
 // name_by_user and disabled_by.
 func (h *Home) UpdateDevice(deviceID string, fields map[string]any) (Device, error) {

@@ -153,6 +153,7 @@ func admStart(t testing.TB, o admOpts) *admEnv {
 	}
 	copts := &mcp.ClientOptions{ElicitationHandler: o.elicit}
 	if o.logs != nil {
+		//lint:ignore SA1019 live events ride on MCP logging, which clients before 2026-07-28 use.
 		copts.LoggingMessageHandler = func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			b, _ := json.Marshal(r.Params.Data)
 			select {
