@@ -1,6 +1,7 @@
 package hatools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,7 +99,7 @@ func helpersConfirm(d Deps) *toolkit.Confirm[manageHelpersArgs] {
 				if a.Domain == "" || name == "" {
 					return toolkit.Ask{}, nil // the handler refuses it
 				}
-				eid = a.Domain + "." + helperSlug(name)
+				eid = a.Domain + "." + cmp.Or(haSlugify(name), "unknown")
 			case "update", "delete":
 				eid = strings.ToLower(strings.TrimSpace(a.HelperID))
 				always = []sensitive.Class{sensitive.Change}
@@ -118,27 +119,6 @@ func helpersConfirm(d Deps) *toolkit.Confirm[manageHelpersArgs] {
 			return w.ask(what, always...)
 		},
 	}
-}
-
-// helperSlug is Home Assistant's slugify for the ids it derives from names.
-func helperSlug(s string) string {
-	var b strings.Builder
-	sep := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if sep && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			sep = false
-			b.WriteRune(r)
-		} else {
-			sep = true
-		}
-	}
-	if b.Len() == 0 {
-		return "unknown"
-	}
-	return b.String()
 }
 
 // storedHelpers reads the collections of the given domains and the registry entries of their
@@ -259,7 +239,7 @@ func createHelper(ctx context.Context, d Deps, c *toolkit.Call, a manageHelpersA
 	if strings.TrimSpace(name) == "" {
 		return out, toolkit.InvalidArg("config.name", "is required to create a helper", `{"config": {"name": "Night temperature", "min": 12, "max": 24, "step": 0.5}}`)
 	}
-	guess := a.Domain + "." + helperSlug(name)
+	guess := a.Domain + "." + cmp.Or(haSlugify(name), "unknown")
 	k, err := d.keep(ctx, c, KindHelper, guess, name, confighistory.Created, nil)
 	if err != nil {
 		return out, err

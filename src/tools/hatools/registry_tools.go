@@ -409,7 +409,7 @@ func manageRegistryConfirm(d Deps) *toolkit.Confirm[manageRegistryArgs] {
 func (w *walk) zoneTriggers(ctx context.Context, a manageRegistryArgs) {
 	name := registryTitle(a.Fields)
 	var ids []string
-	for _, s := range []string{a.ID, slugify(name)} {
+	for _, s := range []string{a.ID, haSlugify(name)} {
 		if s != "" && !slices.Contains(ids, "zone."+s) {
 			ids = append(ids, "zone."+s)
 		}
@@ -475,25 +475,6 @@ func titleCase(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// slugify is Home Assistant's slugify for the ids it derives from names (ASCII letters and digits,
-// other characters one "_").
-func slugify(s string) string {
-	var b strings.Builder
-	sep := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			if sep && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			sep = false
-			b.WriteRune(r)
-		} else {
-			sep = true
-		}
-	}
-	return b.String()
 }
 
 // ---- ha_update_entity

@@ -459,8 +459,9 @@ func normaliseScript(cfg map[string]any) {
 	}
 }
 
-// haSlugify is Home Assistant's haSlugify for what a model writes: lower case, Latin accents folded,
-// runs of anything else one underscore, none at either end.
+// haSlugify is Home Assistant's slugify (util/__init__.py) for the ids it derives from names: lower
+// case, Latin accents folded, runs of anything else one underscore, none at either end. Home
+// Assistant names an empty result "unknown"; callers that need an id decide what to do instead.
 func haSlugify(s string) string {
 	var b strings.Builder
 	sep := false
