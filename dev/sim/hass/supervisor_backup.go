@@ -326,50 +326,59 @@ func addMemberTarGz(tw *tar.Writer, member, inner string, data []byte) error {
 	return writeTarFile(tw, "./"+member, buf.Bytes())
 }
 
+// tarTree writes the regular files and directories under dir into tw as prefix+their relative path,
+// leaving out symlinks, unreadable entries and what skip says (a skipped directory with its
+// contents). A file that grows while it is copied (the recorder database) is copied as far as its
+// header says, as tar does.
+func tarTree(tw *tar.Writer, dir, prefix string, skip func(rel string, d fs.DirEntry) bool) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable entries are skipped, as tar would warn
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if rel == "." {
+			return nil
+		}
+		if skip(rel, d) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || d.Type()&fs.ModeSymlink != 0 || !(info.Mode().IsRegular() || d.IsDir()) {
+			return nil
+		}
+		hdr, err := tar.FileInfoHeader(info, "")
+		if err != nil {
+			return err
+		}
+		hdr.Name = prefix + filepath.ToSlash(rel)
+		if d.IsDir() {
+			hdr.Name += "/"
+			return tw.WriteHeader(hdr)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil
+		}
+		defer f.Close()
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		_, err = io.CopyN(tw, f, hdr.Size)
+		return err
+	})
+}
+
 // addFolder packs a directory as ./<member> (a gzipped tar) into the backup.
 func (s *Supervisor) addFolder(tw *tar.Writer, member, dir string, excludeDB bool) error {
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
 	itw := tar.NewWriter(gz)
 	if dir != "" {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // unreadable entries are skipped, as tar would warn
-			}
-			rel, _ := filepath.Rel(dir, path)
-			if rel == "." {
-				return nil
-			}
-			if excludeDB && strings.HasPrefix(d.Name(), "home-assistant_v2.db") {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 || !(info.Mode().IsRegular() || d.IsDir()) {
-				return nil
-			}
-			hdr, err := tar.FileInfoHeader(info, "")
-			if err != nil {
-				return err
-			}
-			hdr.Name = filepath.ToSlash(rel)
-			if d.IsDir() {
-				hdr.Name += "/"
-				return itw.WriteHeader(hdr)
-			}
-			f, err := os.Open(path)
-			if err != nil {
-				return nil
-			}
-			defer f.Close()
-			// the file may grow while we copy (the recorder DB): copy what the header says
-			if err := itw.WriteHeader(hdr); err != nil {
-				return err
-			}
-			_, err = io.CopyN(itw, f, hdr.Size)
-			return err
+		err := tarTree(itw, dir, "", func(rel string, d fs.DirEntry) bool {
+			return excludeDB && strings.HasPrefix(d.Name(), "home-assistant_v2.db")
 		})
 		if err != nil {
 			return err

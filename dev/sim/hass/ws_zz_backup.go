@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -295,42 +296,10 @@ func (b *coreBackup) write(configDir string) error {
 	var inner bytes.Buffer
 	gz := gzip.NewWriter(&inner)
 	itw := tar.NewWriter(gz)
-	err := filepath.WalkDir(configDir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(configDir, path)
+	err := tarTree(itw, configDir, "data/", func(rel string, d fs.DirEntry) bool {
 		top := strings.Split(filepath.ToSlash(rel), "/")[0]
-		if rel == "." || top == "backups" || top == "tmp_backups" || top == "tts" || top == "__pycache__" || strings.HasSuffix(rel, ".log") ||
-			strings.HasPrefix(d.Name(), "home-assistant_v2.db") && (!b.Database || strings.HasSuffix(d.Name(), "-shm") || strings.HasSuffix(d.Name(), "-wal")) {
-			if d.IsDir() && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil || !(info.Mode().IsRegular() || d.IsDir()) {
-			return nil
-		}
-		hdr, err := tar.FileInfoHeader(info, "")
-		if err != nil {
-			return err
-		}
-		hdr.Name = "data/" + filepath.ToSlash(rel)
-		if d.IsDir() {
-			hdr.Name += "/"
-			return itw.WriteHeader(hdr)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return nil
-		}
-		defer f.Close()
-		if err := itw.WriteHeader(hdr); err != nil {
-			return err
-		}
-		_, err = io.CopyN(itw, f, hdr.Size)
-		return err
+		return top == "backups" || top == "tmp_backups" || top == "tts" || top == "__pycache__" || strings.HasSuffix(rel, ".log") ||
+			strings.HasPrefix(d.Name(), "home-assistant_v2.db") && (!b.Database || strings.HasSuffix(d.Name(), "-shm") || strings.HasSuffix(d.Name(), "-wal"))
 	})
 	if err != nil {
 		return err
