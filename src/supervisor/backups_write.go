@@ -102,15 +102,7 @@ func (c *Client) NewBackup(ctx context.Context, r BackupRequest) (jobID, slug st
 	path := "/backups/new/full"
 	if r.Partial {
 		path = "/backups/new/partial"
-		if r.HomeAssistant {
-			body["homeassistant"] = true
-		}
-		if len(r.Addons) > 0 {
-			body["addons"] = r.Addons
-		}
-		if len(r.Folders) > 0 {
-			body["folders"] = r.Folders
-		}
+		partsOf(body, r.HomeAssistant, r.Addons, r.Folders)
 	}
 	var out struct {
 		JobID string `json:"job_id"`
@@ -133,15 +125,7 @@ func (c *Client) RestoreBackup(ctx context.Context, slug string, r RestoreReques
 	path := "/backups/" + slug + "/restore/full"
 	if r.Partial {
 		path = "/backups/" + slug + "/restore/partial"
-		if r.HomeAssistant {
-			body["homeassistant"] = true
-		}
-		if len(r.Addons) > 0 {
-			body["addons"] = r.Addons
-		}
-		if len(r.Folders) > 0 {
-			body["folders"] = r.Folders
-		}
+		partsOf(body, r.HomeAssistant, r.Addons, r.Folders)
 	}
 	var out struct {
 		JobID string `json:"job_id"`
@@ -176,4 +160,17 @@ func (c *Client) Job(ctx context.Context, id string) (Job, error) {
 	}
 	err := c.Do(ctx, http.MethodGet, "/jobs/"+url.PathEscape(id), nil, &out)
 	return out, err
+}
+
+// partsOf adds what a partial backup or restore covers, as the Supervisor's schemas name it.
+func partsOf(body map[string]any, homeAssistant bool, addons, folders []string) {
+	if homeAssistant {
+		body["homeassistant"] = true
+	}
+	if len(addons) > 0 {
+		body["addons"] = addons
+	}
+	if len(folders) > 0 {
+		body["folders"] = folders
+	}
 }
