@@ -515,6 +515,7 @@ func collectActions(v any, entity string, depth int, out *[]cardAction) {
 	case map[string]any:
 		if e, ok := x["entity"].(string); ok {
 			entity = e
+			defaultRun(e, out)
 		}
 		for _, k := range slices.Sorted(maps.Keys(x)) { // in order, so the question reads the same each time
 			val := x[k]
@@ -523,14 +524,36 @@ func collectActions(v any, entity string, depth int, out *[]cardAction) {
 					*out = append(*out, a)
 				}
 			}
+			if rows, ok := val.([]any); ok && k == "entities" {
+				for _, r := range rows { // a bare entity id is a row with its own toggle, Run or Press
+					if e, ok := r.(string); ok {
+						defaultRun(e, out)
+					}
+				}
+			}
 			collectActions(val, entity, depth+1, out)
 		}
 	case []any:
 		for _, e := range x {
-			// A bare entity id in a list (an entities card's rows) is its own row, with no actions.
 			collectActions(e, entity, depth+1, out)
 		}
 	}
+}
+
+// defaultRuns are the domains whose cards and rows run the entity without an action written: the
+// frontend's DOMAINS_TOGGLE (a button card's default tap, a tile's icon, a row's switch) and the Run,
+// Activate and Press of scripts, scenes and buttons.
+var defaultRuns = []string{"fan", "input_boolean", "light", "switch", "group", "automation", "humidifier", "valve", "script", "scene", "button", "input_button"}
+
+// defaultRun adds the toggle a card or row of entity runs by default, whatever its label says.
+func defaultRun(entity string, out *[]cardAction) {
+	domain, _, ok := strings.Cut(strings.ToLower(strings.TrimSpace(entity)), ".")
+	if !ok || !slices.Contains(defaultRuns, domain) {
+		return
+	}
+	a := cardAction{Service: "homeassistant.toggle"}
+	a.Target.Add(map[string]any{"entity_id": entity})
+	*out = append(*out, a)
 }
 
 func actionOf(act map[string]any, entity string) (cardAction, bool) {

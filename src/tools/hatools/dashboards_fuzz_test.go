@@ -31,16 +31,18 @@ func TestCardActions(t *testing.T) {
 		names = append(names, a.Service)
 	}
 	slices.Sort(names)
-	want := []string{"cover.open_cover", "homeassistant.toggle", "light.turn_on", "script.turn_on"}
+	// The explicit actions, and the toggles the frontend runs by default: the lock's button, the rows'
+	// toggle and Run controls (light.a, script.x) and the tiles' icons (light.b, light.c).
+	want := []string{"cover.open_cover", "homeassistant.toggle", "homeassistant.toggle", "homeassistant.toggle",
+		"homeassistant.toggle", "homeassistant.toggle", "light.turn_on", "script.turn_on"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("actions %v, want %v", names, want)
 	}
+	var toggled []string
 	for _, a := range got {
 		switch a.Service {
 		case "homeassistant.toggle":
-			if !slices.Equal(a.Target.EntityIDs, []string{"lock.front_door"}) {
-				t.Errorf("toggle targets %v", a.Target)
-			}
+			toggled = append(toggled, a.Target.EntityIDs...)
 		case "cover.open_cover":
 			if !slices.Equal(a.Target.AreaIDs, []string{"garage"}) {
 				t.Errorf("hold action targets %v", a.Target)
@@ -54,6 +56,10 @@ func TestCardActions(t *testing.T) {
 				t.Errorf("a templated target reads as known: %v", a.Target)
 			}
 		}
+	}
+	slices.Sort(toggled)
+	if want := []string{"light.a", "light.b", "light.c", "lock.front_door", "script.x"}; !slices.Equal(toggled, want) {
+		t.Errorf("toggles reach %v, want %v", toggled, want)
 	}
 }
 

@@ -476,6 +476,17 @@ func integrationConfirm(d Deps) *toolkit.Confirm[manageIntegrationsArgs] {
 	return &toolkit.Confirm[manageIntegrationsArgs]{
 		When: "action delete (`delete`); disable or delete of an integration providing locks, alarm panels, garage doors or gates, or entities marked sensitive (their classes)",
 		Check: func(ctx context.Context, c *toolkit.Call, a manageIntegrationsArgs) (toolkit.Ask, error) {
+			if a.Action == "flow_step" && len(a.UserInput) > 0 {
+				// A flow can make entities that run actions or wrap others (template, switch_as_x, group
+				// helpers): what its input names or runs counts as when written (§5b rule 2).
+				w := newWalk(d)
+				w.guarded(ctx, entityIDsIn(a.UserInput, nil), "wrap or run, through a new integration entity,")
+				w.config(ctx, a.UserInput)
+				if err := w.writable("user_input"); err != nil {
+					return toolkit.Ask{}, err
+				}
+				return w.ask("Submit this step of flow " + a.FlowID)
+			}
 			if a.Action != "delete" && a.Action != "disable" {
 				return toolkit.Ask{}, nil
 			}
@@ -495,6 +506,27 @@ func integrationConfirm(d Deps) *toolkit.Confirm[manageIntegrationsArgs] {
 			return w.ask(what)
 		},
 	}
+}
+
+// entityIDsIn lists the strings shaped as entity ids in a flow's input, at any depth.
+func entityIDsIn(v any, out []string) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			out = entityIDsIn(e, out)
+		}
+	case []any:
+		for _, e := range x {
+			out = entityIDsIn(e, out)
+		}
+	case string:
+		for _, id := range strings.Split(x, ",") {
+			if id = strings.ToLower(strings.TrimSpace(id)); entityShaped(id) && !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
 }
 
 // entryEffects records what disabling or deleting the entry takes away that the policy table

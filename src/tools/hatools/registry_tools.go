@@ -673,6 +673,17 @@ func updateEntityConfirm(d Deps) *toolkit.Confirm[updateEntityArgs] {
 			if a.Expose != nil && *a.Expose {
 				w.exposure(ctx, a.EntityID)
 			}
+			// A new entity id makes the state vanish under the old id and appear under the new one, and
+			// enabling or disabling makes it appear or vanish: the user's automations triggered by
+			// either id start (§5b rule 2, as creating or deleting a helper).
+			ids := []string{strings.ToLower(a.EntityID)}
+			if a.NewEntityID != "" && a.NewEntityID != a.EntityID {
+				ids = append(ids, strings.ToLower(a.NewEntityID))
+			}
+			if len(ids) > 1 || a.Enabled != nil {
+				domain, _, _ := strings.Cut(ids[0], ".")
+				w.follow(ctx, "change the entity id or enable "+a.EntityID, domain, "rename", sensitive.Target{EntityIDs: ids})
+			}
 			return w.ask("Change the settings of " + a.EntityID)
 		},
 	}
@@ -893,9 +904,14 @@ func registryItemVersions(kind string) versionKind {
 			return raw, registryTitle(item), err
 		},
 		check: func(ctx context.Context, d Deps, w *walk, id string, cfg json.RawMessage) {
-			if kind == KindZone {
+			var item map[string]any
+			_ = json.Unmarshal(cfg, &item)
+			switch kind {
+			case KindZone: // the version's name too: a zone made again gets its entity id from it
 				_, itemID := splitHistoryID(kind, id)
-				w.zoneTriggers(ctx, manageRegistryArgs{Kind: kind, ID: itemID})
+				w.zoneTriggers(ctx, manageRegistryArgs{Kind: kind, ID: itemID, Fields: keptOf(item, []string{"name"})})
+			case KindArea: // as ha_manage_registry's update: new labels or floor for an area holding something sensitive
+				w.areaReach(ctx, id, item)
 			}
 		},
 		write: func(ctx context.Context, d Deps, id string, cfg json.RawMessage) error {
@@ -929,6 +945,39 @@ func registryItemVersions(kind string) versionKind {
 			return err
 		},
 	}
+}
+
+// areaReach adds, when restoring item (nil: a delete) gives the existing area id other labels or another
+// floor, the sensitive entities it holds: label and floor targets reach them after the restore.
+func (w *walk) areaReach(ctx context.Context, id string, item map[string]any) {
+	if item == nil {
+		return
+	}
+	now, ok, err := w.d.HA.RegistryItem(ctx, homeassistant.RegistryArea, "", id)
+	if err == nil && !ok {
+		return // made again under an id Home Assistant picks: it holds nothing yet
+	}
+	if err == nil && regJSONOf(now["floor_id"]) == regJSONOf(item["floor_id"]) && regJSONOf(sortedLabels(now["labels"])) == regJSONOf(sortedLabels(item["labels"])) {
+		return
+	}
+	w.fact("area", id, regJSONOf(item["labels"]), regJSONOf(item["floor_id"]))
+	if reg := w.registry(ctx); reg == nil {
+		w.hits = append(w.hits, sensitive.Unknown("change what label and floor targets reach: hamcp cannot read the registries")...)
+	} else {
+		w.guarded(ctx, reg.reached(sensitive.Target{AreaIDs: []string{id}}), "restore the labels and floor of the area "+id+", which holds")
+	}
+}
+
+func regJSONOf(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// sortedLabels is a label list in order, nil for none.
+func sortedLabels(v any) []string {
+	l, _ := stringList(v)
+	s, _ := l.([]string)
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Sorted(slices.Values(s))
 }
 
 // entityVersions restores an entity's registry settings (and its Assist exposure when kept).
