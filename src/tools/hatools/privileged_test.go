@@ -30,6 +30,9 @@ func TestModelAloneCannotRunCodeOrChangeTheSystem(t *testing.T) {
 		{"automation with a templated service", "ha_create_automation", map[string]any{"automation_yaml": "alias: y\ntriggers:\n  - trigger: time\n    at: '03:00:00'\nactions:\n  - service: \"{{ 'hassio' }}.addon_start\"\n"}, "command"},
 		{"import a third-party blueprint", "ha_import_blueprint", map[string]any{"url": "https://example.com/bp/light.yaml"}, "command"},
 		{"read the log", "ha_get_logs", map[string]any{}, "filesystem"},
+		// A file's kept version is the file: reading it back is a file read (secrets.yaml included).
+		{"read a kept config file", "ha_config_history", map[string]any{"action": "get", "item": "file:/config/secrets.yaml", "version": 1}, "filesystem"},
+		{"restore a kept config file", "ha_config_history", map[string]any{"action": "restore", "item": "file:/config/secrets.yaml", "version": 1, "confirm": true}, "filesystem"},
 	}
 	for _, c := range refused {
 		t.Run(c.name, func(t *testing.T) {

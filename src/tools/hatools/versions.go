@@ -136,7 +136,7 @@ func configHistory(d Deps) *toolkit.Tool {
 		Description: "Every automation, script, scene, dashboard, helper, registry entry or config file an assistant changed or deleted keeps its earlier version here. " +
 			"list (newest first; item or kind to narrow), get one version's config, restore one (the current one is kept too, so a restore can be undone). " +
 			"Restoring behaviour is confirmed like writing it. Not for Home Assistant's own backups: ha_manage_backups.",
-		Destructive: true, Conditional: restoreFileGrant, Confirm: restoreConfirm(d),
+		Destructive: true, Conditional: fileGrant, Confirm: restoreConfirm(d),
 		Summary: func(a configHistoryArgs) string { return fmt.Sprintf("%s %s %d", a.Action, a.Item, a.Version) },
 		Handler: func(ctx context.Context, c *toolkit.Call, a configHistoryArgs) (configHistoryResult, error) {
 			if d.History == nil {
@@ -163,13 +163,12 @@ func configHistory(d Deps) *toolkit.Tool {
 	})
 }
 
-// restoreFileGrant: restoring a configuration file writes the file, which the filesystem category
-// guards as ha_write_config does.
-var restoreFileGrant = &toolkit.Condition[configHistoryArgs]{
-	Category: toolkit.Filesystem, When: "action restore of a file: item",
-	Applies: func(a configHistoryArgs) bool {
-		return a.Action == "restore" && strings.HasPrefix(a.Item, KindFile+":")
-	},
+// fileGrant: a configuration file's kept version is the file itself, so reading one back (get) or
+// writing it (restore) needs the filesystem category, as ha_read_config and ha_write_config do; list
+// shows only names and sizes.
+var fileGrant = &toolkit.Condition[configHistoryArgs]{
+	Category: toolkit.Filesystem, When: "action get or restore of a file: item",
+	Applies: func(a configHistoryArgs) bool { return a.Action != "list" && strings.HasPrefix(a.Item, KindFile+":") },
 }
 
 func needItem(a configHistoryArgs, version bool) error {
