@@ -263,14 +263,7 @@ func runService(ctx context.Context, d Deps, a callServiceArgs) (callServiceResu
 		}
 	}
 	targets := serviceTargets(ctx, d, a)
-	before := map[string]homeassistant.State{}
-	if len(targets) > 0 {
-		if all, err := liveStates(ctx, ha); err == nil {
-			for _, s := range all {
-				before[s.EntityID] = s
-			}
-		}
-	}
+	before, read := statesOf(ctx, ha, targets)
 	changed, resp, err := ha.CallService(ctx, a.Domain, a.Service, data, a.ReturnResponse)
 	if err != nil {
 		return callServiceResult{}, haError(err, false, "check the service name with the entity's domain and the data it accepts; ha_get_entity_details shows supported features")
@@ -282,7 +275,7 @@ func runService(ctx context.Context, d Deps, a callServiceArgs) (callServiceResu
 	if len(resp) > 0 {
 		out.Response = redact.Value(resp) // a service's answer can carry codes (a lock's user codes)
 	}
-	out.Targets, out.Outcomes = outcomes(a.Service, targets, before, changed)
+	out.Targets, out.Outcomes = outcomes(a.Service, targets, before, read, changed)
 	if len(changed) == 0 && !a.ReturnResponse {
 		out.Note = "the call succeeded but no state changed (the target may already be in that state, or the device reports later)"
 	}
@@ -316,6 +309,38 @@ func serviceTargets(ctx context.Context, d Deps, a callServiceArgs) []string {
 	return out
 }
 
+// statesOf reads the targets' states before the call: from the mirror, one lookup each, when it is
+// live (the common case: no copy of the whole home on every call), else from Home Assistant. read
+// is false when neither could be read.
+func statesOf(ctx context.Context, ha *homeassistant.Client, ids []string) (states map[string]homeassistant.State, read bool) {
+	states = make(map[string]homeassistant.State, len(ids))
+	if len(ids) == 0 {
+		return states, false
+	}
+	if m := ha.Mirror(); m != nil && m.Live() {
+		for _, id := range ids {
+			if s, ok := m.Get(id); ok {
+				states[id] = s
+			}
+		}
+		return states, true
+	}
+	all, err := ha.States(ctx)
+	if err != nil {
+		return states, false
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	for _, s := range all {
+		if want[s.EntityID] {
+			states[s.EntityID] = s
+		}
+	}
+	return states, true
+}
+
 // settles are the states common services set, so that a target already there reads "already".
 var settles = map[string]string{
 	"turn_on": "on", "turn_off": "off", "lock": "locked", "unlock": "unlocked", "open_cover": "open",
@@ -325,7 +350,7 @@ var settles = map[string]string{
 }
 
 // outcomes compares each target's state before the call with the states the call changed.
-func outcomes(service string, targets []string, before map[string]homeassistant.State, changed []homeassistant.State) ([]targetOutcome, map[string]int) {
+func outcomes(service string, targets []string, before map[string]homeassistant.State, read bool, changed []homeassistant.State) ([]targetOutcome, map[string]int) {
 	if len(targets) == 0 {
 		return nil, nil
 	}
@@ -342,7 +367,7 @@ func outcomes(service string, targets []string, before map[string]homeassistant.
 		switch {
 		case didChange:
 			o.Outcome, o.State = "changed", now
-		case !known && len(before) > 0:
+		case !known && read:
 			o.Outcome = "not_found"
 		case !known:
 			o.Outcome = "unchanged" // the states could not be read before the call
