@@ -305,15 +305,21 @@ func dashboardWritable(dash homeassistant.Dashboard, field string) error {
 		Hint:    "edit " + cmp.Or(dash.Filename, "its file") + " with ha_read_config / ha_write_config"}
 }
 
-func saveDashboard(ctx context.Context, d Deps, c *toolkit.Call, a dashboardArgs) (dashboardResult, error) {
-	dash, err := findDashboard(ctx, d, a.URLPath)
+// editableDashboard finds a dashboard a save or delete may change and reads the config it replaces.
+func editableDashboard(ctx context.Context, d Deps, urlPath string) (homeassistant.Dashboard, json.RawMessage, error) {
+	dash, err := findDashboard(ctx, d, urlPath)
 	if err != nil {
-		return dashboardResult{}, err
+		return dash, nil, err
 	}
 	if err := dashboardWritable(dash, "url_path"); err != nil {
-		return dashboardResult{}, err
+		return dash, nil, err
 	}
-	before, err := dashboardConfig(ctx, d, a.URLPath)
+	before, err := dashboardConfig(ctx, d, urlPath)
+	return dash, before, err
+}
+
+func saveDashboard(ctx context.Context, d Deps, c *toolkit.Call, a dashboardArgs) (dashboardResult, error) {
+	dash, before, err := editableDashboard(ctx, d, a.URLPath)
 	if err != nil {
 		return dashboardResult{}, err
 	}
@@ -388,14 +394,7 @@ func createDashboard(ctx context.Context, d Deps, c *toolkit.Call, a dashboardAr
 }
 
 func deleteDashboard(ctx context.Context, d Deps, c *toolkit.Call, a dashboardArgs) (dashboardResult, error) {
-	dash, err := findDashboard(ctx, d, a.URLPath)
-	if err != nil {
-		return dashboardResult{}, err
-	}
-	if err := dashboardWritable(dash, "url_path"); err != nil {
-		return dashboardResult{}, err
-	}
-	before, err := dashboardConfig(ctx, d, a.URLPath)
+	dash, before, err := editableDashboard(ctx, d, a.URLPath)
 	if err != nil {
 		return dashboardResult{}, err
 	}

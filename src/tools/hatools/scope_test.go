@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/tools/hatools"
 )
 
@@ -205,7 +206,11 @@ func TestExposeScopeCannotBeWidened(t *testing.T) {
 		"note": "see lock.front_door"}, true, ""); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond) // the mirror takes the change
+	// The mirror has taken the change, so the reads below see the attributes that name the lock.
+	testkit.Eventually(t, "the mirror to see the new attributes", func() bool {
+		s, ok := e.ha.Mirror().Get("light.kitchen_ceiling")
+		return ok && s.Attributes["note"] == "see lock.front_door"
+	})
 	for _, c := range []struct {
 		tool string
 		args map[string]any
