@@ -54,6 +54,7 @@ func (a *App) Panel(o PanelOptions) (*panel.Panel, error) {
 		Connect:       a.panelConnect,
 		Status:        a.panelStatus,
 		SSHKeys:       a.panelSSHKeys,
+		EntityName:    entityName(a.HA),
 		AllowLoopback: o.AllowLoopback,
 		DemoUser:      o.DemoUser,
 		PollEvery:     o.PollEvery,

@@ -64,7 +64,8 @@ func openPermissions(cfg *config.Config, ha *homeassistant.Client, a *App) (*sto
 		st.Close()
 		return nil, nil, nil, err
 	}
-	page, err = approval.New(approval.Options{Manager: m, HAInternalURL: a.haDirect, Logger: a.Logger.With("component", "approval")})
+	page, err = approval.New(approval.Options{Manager: m, HAInternalURL: a.haDirect, Logger: a.Logger.With("component", "approval"),
+		EntityName: entityName(ha)})
 	if err != nil {
 		m.Close()
 		st.Close()
@@ -134,5 +135,21 @@ func requestRoutes(m *permission.Manager) func(g *echo.Group) {
 		}
 		g.POST("/api/permissions/requests/:id/approve", answer(true))
 		g.POST("/api/permissions/requests/:id/deny", answer(false))
+	}
+}
+
+// entityName reads an entity's friendly name from the state mirror, so a request shows which door.
+// The id is always shown beside it: a name is whatever the entity's owner (or an assistant) set.
+func entityName(ha *homeassistant.Client) func(id string) string {
+	return func(id string) string {
+		if ha == nil || ha.Mirror() == nil {
+			return ""
+		}
+		st, ok := ha.Mirror().Get(id)
+		if !ok {
+			return ""
+		}
+		n, _ := st.Attributes["friendly_name"].(string)
+		return n
 	}
 }

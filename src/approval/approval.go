@@ -46,6 +46,8 @@ type Options struct {
 	// HAInternalURL is where hamcp reaches Home Assistant for the login's token exchange.
 	HAInternalURL string
 	HTTPClient    *http.Client
+	// EntityName is an entity's friendly name ("" when unknown), so a request says which door.
+	EntityName func(id string) string
 	Logger        *slog.Logger
 	Now           func() time.Time
 }
@@ -191,6 +193,8 @@ func (p *Page) callback(c echo.Context) error {
 
 type pageData struct {
 	Req         permission.Pending
+	Once        bool   // a confirmation of one action, not a permission for the session
+	Summary     string // the arguments, with entity names
 	User        string
 	Visit, CSRF string
 	Expires     string
@@ -211,6 +215,7 @@ func (p *Page) show(c echo.Context) error {
 		p.o.Manager.RecordView(req.ID, permission.Approver{Via: permission.ViaPage, UserID: v.user.ID, Name: v.user.Name}, "")
 	}
 	return p.render(c, http.StatusOK, "approval", pageData{Req: req, User: v.user.Name, Visit: v.id, CSRF: v.csrf,
+		Once: req.Category == permission.ConfirmKind, Summary: permission.NameEntities(req.ArgsSummary, p.o.EntityName),
 		Expires: req.ExpiresAt.UTC().Format("15:04 UTC")})
 }
 
@@ -230,6 +235,7 @@ func (p *Page) decide(c echo.Context) error {
 		return p.errorPage(c, http.StatusBadRequest, "Answer refused", "Choose Approve or Deny.")
 	}
 	p.drop(v.id) // one answer per login
+	req, _ := p.o.Manager.PendingByID(v.requestID) // its kind words the answer
 	by := permission.Approver{Via: permission.ViaPage, UserID: v.user.ID, Name: v.user.Name}
 	var err error
 	if action == "approve" {
@@ -241,12 +247,8 @@ func (p *Page) decide(c echo.Context) error {
 		return p.requestGone(c, err)
 	}
 	p.log.Info("approval: request answered", "request", v.requestID, "action", action, "user", v.user.Name)
-	if action == "approve" {
-		return p.render(c, http.StatusOK, "done", doneData{Title: "Approved",
-			Message: "The assistant may now use this permission in that session. Tell it to go ahead."})
-	}
-	return p.render(c, http.StatusOK, "done", doneData{Title: "Denied",
-		Message: "The assistant cannot use this permission for the rest of that session."})
+	title, text := p.o.Manager.Answered(req.Category, action == "approve")
+	return p.render(c, http.StatusOK, "done", doneData{Title: title, Message: text + " You can tell the assistant."})
 }
 
 func (p *Page) requestGone(c echo.Context, err error) error {

@@ -25,7 +25,7 @@ func TestConfirmRequestOnThePage(t *testing.T) {
 	if shown.status != 200 {
 		t.Fatalf("request page: %d %s", shown.status, shown.body)
 	}
-	for _, want := range []string{"Confirm this action?", "this one call, once", "unlock lock.front_door (Front Door)", "ha_call_service"} {
+	for _, want := range []string{"Confirm this action, once?", "this one action, once", "Approve once", "unlock lock.front_door (Front Door)", "ha_call_service"} {
 		if !strings.Contains(shown.body, want) {
 			t.Errorf("the page does not show %q:\n%s", want, shown.body)
 		}
@@ -33,8 +33,18 @@ func TestConfirmRequestOnThePage(t *testing.T) {
 	if strings.Contains(shown.body, "permission?") || strings.Contains(shown.body, "for this session only") {
 		t.Errorf("the page presents a one-off confirmation as a session permission:\n%s", shown.body)
 	}
-	if done := e.answer(b, shown, "approve"); done.status != 200 {
+	done := e.answer(b, shown, "approve")
+	if done.status != 200 {
 		t.Fatalf("answer: %d %s", done.status, done.body)
+	}
+	// The answer says what it did: one action, once — not "this permission in that session".
+	for _, want := range []string{"Approved once", "one time", "grants nothing else"} {
+		if !strings.Contains(done.body, want) {
+			t.Errorf("the answer page does not say %q:\n%s", want, done.body)
+		}
+	}
+	if strings.Contains(done.body, "permission") {
+		t.Errorf("the answer page calls a one-off confirmation a permission:\n%s", done.body)
 	}
 	if err := e.m.ConfirmAction(ctx, a); err != nil {
 		t.Fatalf("approved on the page, yet: %v", err)

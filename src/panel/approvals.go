@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/hamcp/hamcp/src/permission"
 )
@@ -14,14 +15,26 @@ import (
 // ---- Approvals ----
 
 type approvalsData struct {
-	Pending  []permission.Pending
+	Pending  []pendingView
 	Sessions []permission.SessionGrants
 	Policies []permission.CategoryStatus
 	Version  string
 }
 
+// pendingView is a waiting request as the card shows it: what kind of yes it asks for, and its
+// arguments with entity names.
+type pendingView struct {
+	permission.Pending
+	Once    bool // a confirmation of this one action, not a permission for the session
+	Summary string
+}
+
 func (p *Panel) approvalsData() approvalsData {
-	d := approvalsData{Pending: p.o.Permissions.Pending(), Sessions: p.o.Permissions.SessionGrants(), Policies: p.o.Permissions.Policies()}
+	d := approvalsData{Sessions: p.o.Permissions.SessionGrants(), Policies: p.o.Permissions.Policies()}
+	for _, q := range p.o.Permissions.Pending() {
+		d.Pending = append(d.Pending, pendingView{Pending: q, Once: q.Category == permission.ConfirmKind,
+			Summary: permission.NameEntities(redact(q.ArgsSummary), p.o.EntityName)})
+	}
 	// The version changes whenever what the live sections show changes, so the page redraws only then.
 	h := sha256.New()
 	for _, q := range d.Pending {
@@ -69,6 +82,7 @@ func (p *Panel) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, answer := r.PathValue("id"), r.PathValue("answer")
+	req, _ := p.o.Permissions.PendingByID(id) // its kind words the answer; a gone one ends as "gone"
 	var err error
 	switch answer {
 	case "approve":
@@ -87,7 +101,7 @@ func (p *Panel) answer(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "500 internal error: the answer could not be recorded", http.StatusInternalServerError)
 	default:
 		p.log.Info("panel: request answered", "request", id, "answer", answer, "user", u.ID)
-		done(w, r, "approvals", map[string]string{"approve": "approved", "deny": "denied"}[answer])
+		done(w, r, "approvals", map[string]string{"approve": "approved", "deny": "denied"}[answer]+"&kind="+url.QueryEscape(string(req.Category)))
 	}
 }
 

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hamcp/hamcp/src/permission"
 )
 
 //go:embed assets
@@ -72,15 +75,34 @@ type view struct {
 type flash struct{ Kind, Text string }
 
 // flashes are the only messages a redirect can ask for: a query parameter picks one, so no text from
-// the URL ever reaches the page.
+// the URL ever reaches the page. An answer's words come from the permission manager (flashFor).
 var flashes = map[string]flash{
-	"approved":       {"ok", "Approved. A call waiting for the answer goes ahead now; otherwise the assistant's next try does."},
-	"denied":         {"ok", "Denied. The assistant's session cannot use that permission any more."},
 	"revoked":        {"ok", "Revoked. The session's next call of that category asks again."},
 	"oauth-revoked":  {"ok", "Sign-in revoked. The client's tokens no longer work."},
 	"gone":           {"error", "That request was already answered, or it expired."},
 	"grant-gone":     {"error", "That grant had already ended."},
 	"oauth-disabled": {"error", "OAuth is off."},
+}
+
+// flashFor picks the message a redirect asked for. An answer names its request's kind (a category, or
+// "confirm" for one action), which must be one hamcp knows, and the manager words what it did.
+func (p *Panel) flashFor(q url.Values) *flash {
+	key := q.Get("done")
+	if f, ok := flashes[key]; ok {
+		return &f
+	}
+	if key != "approved" && key != "denied" {
+		return nil
+	}
+	c, err := permission.ParseCategory(q.Get("kind"))
+	if err != nil && q.Get("kind") != string(permission.ConfirmKind) {
+		return nil
+	}
+	if err != nil {
+		c = permission.ConfirmKind
+	}
+	_, text := p.o.Permissions.Answered(c, key == "approved")
+	return &flash{"ok", text}
 }
 
 func (p *Panel) routes() {
@@ -122,9 +144,7 @@ func (p *Panel) view(r *http.Request, data any) view {
 func (p *Panel) render(w http.ResponseWriter, r *http.Request, page, title string, data any) {
 	v := p.view(r, data)
 	v.Page, v.Title, v.PendingCount = page, title, len(p.o.Permissions.Pending())
-	if f, ok := flashes[r.URL.Query().Get("done")]; ok {
-		v.Flash = &f
-	}
+	v.Flash = p.flashFor(r.URL.Query())
 	var buf bytes.Buffer
 	err := pages()[page].ExecuteTemplate(&buf, "layout", v)
 	if err != nil {

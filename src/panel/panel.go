@@ -75,6 +75,8 @@ type Options struct {
 	Status  func(ctx context.Context) Status
 	// SSHKeys lists the authorized SSH keys, as fingerprints and comments only.
 	SSHKeys func() []SSHKey
+	// EntityName is an entity's friendly name ("" when unknown), so requests say which door.
+	EntityName func(id string) string
 	// AllowLoopback also accepts requests from loopback addresses (the demo; an add-on leaves it off,
 	// so that nothing running inside the container can speak for the user).
 	AllowLoopback bool

@@ -189,7 +189,7 @@ func TestDecisionsNeedTheUserAndTheForm(t *testing.T) {
 	h := withSite("same-origin")
 	h["X-Ingress-Path"] = "/api/hassio_ingress/tok3n_AB-c"
 	w := f.do(call{method: http.MethodPost, path: path, remote: supervisorPeer, header: h, form: url.Values{"csrf": {good}}})
-	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/api/hassio_ingress/tok3n_AB-c/approvals?done=approved" {
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "/api/hassio_ingress/tok3n_AB-c/approvals?done=approved&kind=command" {
 		t.Fatalf("genuine approval: %d %q", w.Code, w.Header().Get("Location"))
 	}
 	if got := f.m.Status("mcp:SECRET-SESSION-ID-0123456789"); got[2].Category != permission.Command || got[2].State != permission.StateGranted {

@@ -24,6 +24,7 @@ type Action struct {
 	Client      string
 	Tool        string
 	Owner       string
+	SignIn      string // as in Request
 	Question    string // shown to the user as is, e.g. "Unlock lock.front_door (Front Door)?"
 	ArgsSummary string
 	// Key identifies the exact call (tool and arguments). Only a retry with the same key uses the
@@ -78,7 +79,7 @@ func (m *Manager) ConfirmAction(ctx context.Context, a Action) error {
 		return fmt.Errorf("permission: ConfirmAction needs a session key, a call key and a question")
 	}
 	h := sha256.Sum256([]byte(a.Key))
-	r := Request{SessionKey: a.SessionKey, Client: a.Client, Tool: a.Tool, Category: ConfirmKind, ArgsSummary: a.ArgsSummary, Owner: a.Owner}
+	r := Request{SessionKey: a.SessionKey, Client: a.Client, Tool: a.Tool, Category: ConfirmKind, ArgsSummary: a.ArgsSummary, Owner: a.Owner, SignIn: a.SignIn}
 	m.mu.Lock()
 	now := m.clock()
 	st := m.actionLocked(a.SessionKey, h, now)
@@ -114,7 +115,7 @@ func (m *Manager) ConfirmAction(ctx context.Context, a Action) error {
 	m.mu.Unlock()
 	if fresh {
 		m.notify(ctx, p)
-		m.record(r, store.OutcomePermissionRequired, "request "+p.ID+" posted for the user to confirm", now)
+		m.record(r, store.OutcomeConfirmationRequired, "request "+p.ID+" posted for the user to confirm this one action", now)
 	}
 	if ask {
 		accepted, err := a.OpenURL(ctx, "The assistant wants to do this: "+a.Question+" Open hamcp's approval page, log in to Home "+
@@ -126,7 +127,7 @@ func (m *Manager) ConfirmAction(ctx context.Context, a Action) error {
 			if a.URLDone != nil {
 				a.URLDone(context.WithoutCancel(ctx), p.ID)
 			}
-			return m.ConfirmAction(ctx, Action{SessionKey: a.SessionKey, Client: a.Client, Tool: a.Tool, Owner: a.Owner,
+			return m.ConfirmAction(ctx, Action{SessionKey: a.SessionKey, Client: a.Client, Tool: a.Tool, Owner: a.Owner, SignIn: a.SignIn,
 				Question: a.Question, ArgsSummary: a.ArgsSummary, Key: a.Key}) // the answer, without asking again
 		}
 		m.clearURLAsked(p)
@@ -176,6 +177,7 @@ func (m *Manager) actionLocked(key string, h [32]byte, now time.Time) *actionSta
 
 func (m *Manager) newActionLocked(r Request, a Action, now time.Time) (*pendingReq, error) {
 	s := m.sessionLocked(a.SessionKey, now)
+	s.saw(Request{Client: a.Client, SignIn: a.SignIn})
 	p, err := m.newPendingLocked(r, s, now)
 	if err != nil {
 		return nil, err
@@ -208,9 +210,9 @@ func (m *Manager) answerActionLocked(p *pendingReq, approve bool, by Approver, n
 	m.mu.Unlock()
 	m.withdraw(p.Pending)
 	if approve {
-		m.record(r, store.OutcomeGranted, "request "+p.ID+" confirmed once by "+by.String(), now)
+		m.record(r, store.OutcomeConfirmedOnce, "request "+p.ID+" confirmed once by "+by.String()+": this one action may run once", now)
 	} else {
-		m.record(r, store.OutcomeDenied, "request "+p.ID+" refused by "+by.String(), now)
+		m.record(r, store.OutcomeConfirmationRefused, "request "+p.ID+" refused by "+by.String()+": this action did not run", now)
 	}
 	return nil
 }

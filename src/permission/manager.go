@@ -48,6 +48,9 @@ type Request struct {
 	Tool        string
 	Category    Category
 	ArgsSummary string // short, secret-free summary
+	// SignIn says how the caller signed in ("OAuth: Claude, as Alice"), for the user reading the
+	// panel; "" when unknown.
+	SignIn string
 	// Owner names the credential behind the session (authn.Principal.Owner); "" for stdio and SSH. Only
 	// the owner may deny the session's requests besides the user on the page or in the panel.
 	Owner string
@@ -227,6 +230,7 @@ func (m *Manager) decide(ctx context.Context, r Request) error {
 		m.mu.Lock()
 		now := m.clock()
 		s := m.sessionLocked(r.SessionKey, now)
+		s.saw(r)
 		if reason, ok := s.denied[c]; ok {
 			m.mu.Unlock()
 			return &DeniedError{Category: c, Reason: reason}

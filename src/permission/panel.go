@@ -17,6 +17,8 @@ var ErrUnknownGrant = errors.New("permission: no such grant: the session ended, 
 type SessionGrants struct {
 	Session string        `json:"session"`
 	Token   bool          `json:"token"` // calls made without an MCP session, under one OAuth grant or token
+	Client  string        `json:"client,omitempty"`
+	SignIn  string        `json:"sign_in,omitempty"`
 	Grants  []Grant       `json:"grants"`
 	Denied  []DeniedGrant `json:"denied,omitempty"`
 	First   time.Time     `json:"-"` // earliest grant, for ordering
@@ -35,7 +37,7 @@ func (m *Manager) SessionGrants() []SessionGrants {
 	m.mu.RLock()
 	out := make([]SessionGrants, 0, len(m.sessions))
 	for key, s := range m.sessions {
-		sg := SessionGrants{Session: m.label(key), Token: isTokenKey(key)}
+		sg := SessionGrants{Session: m.label(key), Token: isTokenKey(key), Client: s.client, SignIn: s.signIn}
 		for _, c := range AllCategories {
 			if g, ok := s.grants[c]; ok && now.Before(g.ExpiresAt) {
 				sg.Grants = append(sg.Grants, g)

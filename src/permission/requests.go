@@ -30,6 +30,7 @@ type Pending struct {
 	SessionKey  string    `json:"-"`
 	Session     string    `json:"session"`
 	Client      string    `json:"client,omitempty"`
+	SignIn      string    `json:"sign_in,omitempty"`
 	Tool        string    `json:"tool"`
 	Category    Category  `json:"category"`
 	ArgsSummary string    `json:"args_summary,omitempty"`
@@ -134,7 +135,7 @@ func (m *Manager) newPendingLocked(r Request, s *session, now time.Time) (*pendi
 	p := &pendingReq{Pending: Pending{
 		ID: "req_" + hex.EncodeToString(b[:]), SessionKey: r.SessionKey, Session: m.label(r.SessionKey),
 		Client: r.Client, Tool: r.Tool, Category: r.Category, ArgsSummary: r.ArgsSummary, Warning: m.warnings[r.Category],
-		CreatedAt: now, ExpiresAt: now.Add(m.requestTTL), Owner: r.Owner,
+		CreatedAt: now, ExpiresAt: now.Add(m.requestTTL), Owner: r.Owner, SignIn: r.SignIn,
 	}, linkHash: sha256.Sum256([]byte(token)), done: make(chan struct{})}
 	if m.link != nil {
 		p.Link = m.link(token)

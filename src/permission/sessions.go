@@ -52,6 +52,7 @@ const tokenPrefix = "token:"
 func isTokenKey(key string) bool { return strings.HasPrefix(key, tokenPrefix) }
 
 type session struct {
+	client, signIn string // who the session's calls came from, as last seen: the panel names them
 	grants    map[Category]Grant
 	denied    map[Category]string // reason, for the rest of the session
 	pending   map[Category]*pendingReq
@@ -62,6 +63,15 @@ func newSession() *session {
 	return &session{
 		grants: map[Category]Grant{}, denied: map[Category]string{}, pending: map[Category]*pendingReq{},
 		eliciting: map[Category]chan struct{}{},
+	}
+}
+
+func (s *session) saw(r Request) {
+	if r.Client != "" {
+		s.client = r.Client
+	}
+	if r.SignIn != "" {
+		s.signIn = r.SignIn
 	}
 }
 

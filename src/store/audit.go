@@ -18,6 +18,10 @@ const (
 	OutcomePermissionRequired = "permission_required" // refused until the user grants the category
 	OutcomeGranted            = "granted"             // the user (or a code) granted a category
 	OutcomeCodeRejected       = "code_rejected"       // a wrong or expired one-time code was presented
+	// A confirmation covers one action once (design §5b): its outcomes are not a category's.
+	OutcomeConfirmationRequired = "confirmation_required" // one action waits for the user's yes
+	OutcomeConfirmedOnce        = "confirmed_once"        // the user let that one action run once
+	OutcomeConfirmationRefused  = "confirmation_refused"  // the user refused that one action
 )
 
 // Column caps keep one noisy caller from growing the log without bound. Summaries are meant to be short.

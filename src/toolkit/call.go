@@ -21,9 +21,10 @@ type Call struct {
 	// Confirmed says how the user confirmed this call (ConfirmedBy…), "" when it needed no confirmation.
 	Confirmed string
 
-	env *Env
-	req *mcp.CallToolRequest
-	rt  *round // MCP 2026-07-28: the input_required exchange this call belongs to (mrtr.go)
+	env     *Env
+	req     *mcp.CallToolRequest
+	decoded bool   // the arguments passed validation: the call is worth an audit line
+	rt      *round // MCP 2026-07-28: the input_required exchange this call belongs to (mrtr.go)
 }
 
 func newCall(env *Env, t *Tool, req *mcp.CallToolRequest) *Call {

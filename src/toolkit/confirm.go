@@ -97,6 +97,9 @@ func (env *Env) trusts(classes []string) bool {
 	return true
 }
 
+// OnceNote is what every confirmation tells the user: a yes is for this one action, not a permission.
+const OnceNote = "Yes lets this one action run once; it grants nothing else."
+
 // confirm enforces one call's Ask. recheck decides again once the user has answered: a swapped
 // scene, script or group behind the same arguments is a different effect, which the yes does not
 // cover.
@@ -130,7 +133,7 @@ func (c *Call) confirm(ctx context.Context, a Ask, said bool, summary, key strin
 func (c *Call) askUser(ctx context.Context, a Ask, trusted bool, summary, key string) error {
 	classes := strings.Join(a.Classes, ", ")
 	if c.CanElicit() {
-		ok, err := c.confirmBound(ctx, a.Question, "Yes, go ahead", a.Digest)
+		ok, err := c.confirmBound(ctx, a.Question+" "+OnceNote, "Yes, do this once", a.Digest)
 		if err == nil {
 			if !ok {
 				return &Error{Code: "confirmation_declined", Message: "the user declined: " + a.Question,

@@ -156,7 +156,7 @@ func TestConfirmAsksTheUser(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(opened) != 1 || len(asked) != 2 || asked[0] != "Unlock the front door?" {
+	if len(opened) != 1 || len(asked) != 2 || asked[0] != "Unlock the front door? "+OnceNote {
 		t.Errorf("opened %v after asking %q", opened, asked)
 	}
 }

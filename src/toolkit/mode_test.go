@@ -247,7 +247,7 @@ func TestCallToolAsksTheUser(t *testing.T) {
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				if len(asked) != 2 || asked[0] != "Unlock the front door?" || asked[1] != asked[0] {
+				if len(asked) != 2 || asked[0] != "Unlock the front door? "+OnceNote || asked[1] != asked[0] {
 					t.Fatalf("asked %q", asked)
 				}
 				if want := map[bool]int{true: 2, false: 0}[accept]; len(h.opened) != want || len(g.actions) != 0 {

@@ -141,7 +141,8 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 		if err := decodeArgs(args, &in, t.inputSchema()); err != nil {
 			return nil, "", err
 		}
-		summary := argNames(args)
+		c.decoded = true
+		summary := Summarize(args)
 		if s.Summary != nil {
 			summary = s.Summary(in)
 		}
@@ -283,7 +284,7 @@ func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp
 		outcome = terr.Code
 	}
 	took := time.Since(start)
-	if (c.Category != "" || c.Confirmed != "") && env.Gate != nil && summary != "" {
+	if (c.Category != "" || c.Confirmed != "") && env.Gate != nil && c.decoded {
 		detail := ""
 		if terr != nil {
 			detail = terr.Error()
@@ -311,7 +312,3 @@ func rawArgs(req *mcp.CallToolRequest) (map[string]any, error) {
 	return args, nil
 }
 
-func argNames(args map[string]any) string {
-	b, _ := json.Marshal(keys(args))
-	return string(b)
-}

@@ -15,7 +15,8 @@ var _ toolkit.Confirmer = Gate{}
 // a request for this exact call, answered on hamcp's approval page (opened in the client when it
 // supports URL-mode elicitation) or in the panel.
 func (g Gate) ConfirmAction(ctx context.Context, c *toolkit.Call, a toolkit.Action) error {
-	req := permission.Action{SessionKey: c.SessionKey, Client: c.Client, Tool: c.Tool, Owner: authn.Caller(ctx, c.TokenInfo()).Owner(),
+	who := authn.Caller(ctx, c.TokenInfo())
+	req := permission.Action{SessionKey: c.SessionKey, Client: c.Client, Tool: c.Tool, Owner: who.Owner(), SignIn: SignIn(who),
 		Question: a.Question, ArgsSummary: a.Summary, Key: a.Key}
 	if c.CanOpenURL() {
 		req.OpenURL = c.OpenURL

@@ -34,6 +34,7 @@ func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary string) er
 		Category:    permission.Category(c.Category),
 		ArgsSummary: summary,
 		Owner:       authn.Caller(ctx, c.TokenInfo()).Owner(),
+		SignIn:      SignIn(authn.Caller(ctx, c.TokenInfo())),
 	}
 	if c.CanElicit() {
 		req.Elicit = func(ctx context.Context, message string) (bool, error) {
