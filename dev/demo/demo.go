@@ -54,6 +54,11 @@ type Demo struct {
 // sources (environment, flags); the Home Assistant settings are overridden to point at the
 // simulator. so.Dir == "" uses a temporary directory removed on Close.
 func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog.Logger) (*Demo, error) {
+	return StartOn(ctx, cfg, so, "127.0.0.1:0", logger)
+}
+
+// StartOn is Start with the panel on panelAddr, a loopback address (`hamcp demo --panel-listen`).
+func StartOn(ctx context.Context, cfg *config.Config, so sim.Options, panelAddr string, logger *slog.Logger) (*Demo, error) {
 	dir := so.Dir
 	so.Logger = logger.With("component", "sim")
 	home, err := sim.Start(ctx, so)
@@ -105,7 +110,7 @@ func Start(ctx context.Context, cfg *config.Config, so sim.Options, logger *slog
 		Token: home.Token(), HAURL: home.URL(), HAToken: home.Token(), SandboxDir: home.Sandbox().Root,
 		Recorder: home.RecorderPath(), Supervisor: home.SupervisorURL(), UserToken: home.UserToken(), Logins: home.Logins(),
 	}}
-	if err := d.servePanel(ctx); err != nil {
+	if err := d.servePanel(ctx, panelAddr); err != nil {
 		d.Close()
 		return nil, err
 	}
@@ -128,8 +133,8 @@ const (
 var DemoUser = panel.User{ID: hass.DemoAdminID, Name: "demo", DisplayName: "Demo Administrator"}
 
 // servePanel serves the hamcp panel on a loopback port, answering loopback only, as DemoUser.
-func (d *Demo) servePanel(ctx context.Context) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+func (d *Demo) servePanel(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("the demo's panel: %w", err)
 	}
@@ -160,6 +165,14 @@ func (d *Demo) WriteInfo(path string) error {
 }
 
 // Close stops hamcp and the simulated home.
+// StopPanel stops the panel's listener, as when hamcp stops answering an open panel.
+func (d *Demo) StopPanel() {
+	if d.stopPanel != nil {
+		d.stopPanel()
+		d.stopPanel = nil
+	}
+}
+
 func (d *Demo) Close() error {
 	if d.stopPanel != nil {
 		d.stopPanel()

@@ -212,14 +212,14 @@ func TestPanelApprovalsInBrowser(t *testing.T) {
 	if strings.Contains(shown, waiting.ID()) {
 		t.Errorf("the approvals page shows the session id %s", waiting.ID())
 	}
-	if n, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById('pending-count').textContent`)); n != "1" {
+	if n, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById('pending-count').firstChild.nodeValue`)); n != "1" {
 		t.Errorf("the Approvals tab badge says %q, want 1", n)
 	}
 	press(t, tab, `#pending button[data-action="approve"]`)
 	if res := waitResult(t, result); res.IsError || !strings.Contains(text(res), "approved-in-the-panel") {
 		t.Fatalf("the approved call: %s", text(res))
 	}
-	waitJS(t, tab, "the approval's confirmation", `!!document.getElementById('flash') && document.getElementById('flash').textContent.includes('Approved')`)
+	waitJS(t, tab, "the grant's confirmation", `!!document.getElementById('flash') && document.getElementById('flash').textContent.includes('Granted: that session may use the command permission')`)
 	waitJS(t, tab, "the command grant", `!!document.querySelector('tr.grant[data-category="command"]')`)
 
 	// 2. Deny: another session's call waits and is refused when the user says no.
@@ -377,7 +377,7 @@ func TestPanelLooksRightEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	pages := []struct{ name, path, ready string }{
-		{"connect", "", `document.getElementById('checks').dataset.done === 'yes' && document.querySelectorAll('#checks li[data-ok="yes"]').length === 3`},
+		{"connect", "", `document.getElementById('checks').dataset.done === 'yes' && document.querySelectorAll('#checks li[data-state]').length === 3`},
 		{"approvals", "approvals", `document.querySelectorAll('#pending article').length === 1`},
 		{"clients", "clients", `!!document.querySelector('tr.oauth-grant')`},
 		{"activity", "activity", `document.querySelectorAll('#audit tr.entry').length > 0`},
@@ -435,7 +435,7 @@ func TestPanelLooksRightEverywhere(t *testing.T) {
 	within(t, tab, 20*time.Second, chromedp.Navigate(e.d.Info.PanelURL), chromedp.WaitVisible(`#desktop-snippet`))
 	body := bodyText(t, tab)
 	_, port, _ := strings.Cut(sshAddr, ":")
-	for _, want := range []string{`"-p"`, `"` + port + `"`, "hamcp@127.0.0.1", "SHA256:"} {
+	for _, want := range []string{`"-p"`, `"` + port + `"`, "hamcp@127.0.0.1", "SHA256:", `"~/.ssh/hamcp"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the Connect page lacks %s:\n%s", want, body)
 		}

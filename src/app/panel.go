@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,11 @@ type panelState struct {
 
 	oauthMu sync.Mutex
 	oauth   *oauth.Server // for listing and revoking sign-ins; built on first use
+
+	// lookup and client reach the public address for the Connect page's checks; tests replace them
+	// (a resolver that answers private addresses, a TLS server's client).
+	lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	client *http.Client
 }
 
 // PanelOptions are what the caller decides about the panel.
@@ -173,6 +179,10 @@ func (a *App) panelStatus(ctx context.Context) panel.Status {
 		}
 	}
 	for _, in := range a.integrations {
+		ok, detail := in.Health(ctx)
+		s.Backends = append(s.Backends, panel.Backend{Name: titleCase(in.Name()), OK: ok, Detail: healthDetail(detail)})
+	}
+	for _, in := range a.integrations {
 		rep, ok := in.(integration.StatusReporter)
 		if !ok {
 			continue
@@ -209,4 +219,37 @@ func toolMode(c *config.Config) string {
 		parts = append(parts, strconv.Itoa(n)+" tools disabled")
 	}
 	return strings.Join(parts, "; ")
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// healthDetail writes an integration's health detail for the Status page: "devices: 12, link:
+// connected", keys in order; a detail that is not an object as it is.
+func healthDetail(d any) string {
+	m, ok := d.(map[string]any)
+	if !ok {
+		if d == nil {
+			return ""
+		}
+		return fmt.Sprint(d)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := m[k]
+		if t, ok := v.(time.Time); ok {
+			v = t.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		parts = append(parts, strings.ReplaceAll(k, "_", " ")+": "+fmt.Sprint(v))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -58,27 +58,31 @@ func (a *App) lanHost(ctx context.Context, r *http.Request) string {
 	return browserHost(r)
 }
 
-// hostPorts asks the Supervisor which host ports the add-on's container ports are published on
-// ("8099/tcp" → 8099); empty outside the add-on or when it cannot tell.
-func (a *App) hostPorts(ctx context.Context) map[string]int {
+// selfInfo asks the Supervisor which host ports the add-on's container ports are published on
+// ("8099/tcp" → 8099) and the add-on's host name on Home Assistant's internal network; empty outside
+// the add-on or when it cannot tell.
+func (a *App) selfInfo(ctx context.Context) (ports map[string]int, hostname string) {
 	out := map[string]int{}
 	if a.Supervisor == nil {
-		return out
+		return out, ""
 	}
 	info, err := a.Supervisor.AddonInfo(ctx, "self")
-	if err != nil || len(info.Network) == 0 {
-		return out
+	if err != nil {
+		return out, ""
+	}
+	if len(info.Network) == 0 {
+		return out, info.Hostname
 	}
 	var mapped map[string]*int
 	if json.Unmarshal(info.Network, &mapped) != nil {
-		return out
+		return out, info.Hostname
 	}
 	for k, v := range mapped {
 		if v != nil {
 			out[k] = *v
 		}
 	}
-	return out
+	return out, info.Hostname
 }
 
 func (a *App) panelConnect(r *http.Request) panel.Connect {
@@ -86,10 +90,10 @@ func (a *App) panelConnect(r *http.Request) panel.Connect {
 	defer cancel()
 	host := a.lanHost(ctx, r)
 	ports := map[string]int{}
-	if a.Config.InAddon() && a.Supervisor != nil {
-		ports = a.hostPorts(ctx)
-	}
 	var c panel.Connect
+	if a.Config.InAddon() && a.Supervisor != nil {
+		ports, c.AddonHost = a.selfInfo(ctx)
+	}
 	if p := a.panel.httpAddr.Load(); p != nil {
 		h, port, _ := net.SplitHostPort(*p)
 		if hp, ok := ports[port+"/tcp"]; ok {
@@ -103,13 +107,26 @@ func (a *App) panelConnect(r *http.Request) panel.Connect {
 		c.LocalURL = "http://" + net.JoinHostPort(strings.Trim(h, "[]"), port) + "/mcp"
 		c.SSEURL = strings.TrimSuffix(c.LocalURL, "/mcp") + "/sse"
 		local := "http://" + loopbackFor(*p) + "/mcp/health"
-		c.Checks = append(c.Checks, panel.Check{Name: "Streamable HTTP (local network)", Target: c.LocalURL,
+		if ip := net.ParseIP(h); ip != nil && ip.IsLoopback() {
+			c.LocalOnly = true
+		}
+		c.Checks = append(c.Checks, panel.Check{Name: "Streamable HTTP (local network)", Target: c.LocalURL, Local: true,
+			How: "asked by hamcp itself on " + local,
 			Run: func(ctx context.Context) error { return checkHealth(ctx, local) }})
 	}
 	if ext := strings.TrimSuffix(a.Config.ExternalURL, "/"); ext != "" {
 		c.PublicURL = ext + "/mcp"
-		c.Checks = append(c.Checks, panel.Check{Name: "Streamable HTTP (internet, OAuth)", Target: c.PublicURL,
-			Run: func(ctx context.Context) error { return checkHealth(ctx, ext+"/mcp/health") }})
+		c.PublicProblems = publicURLProblems(ctx, ext, a.lookupHost)
+		// An external_url on this machine or this network is fetched without leaving it: never green.
+		c.Checks = append(c.Checks, panel.Check{Name: "claude.ai: OAuth metadata at the public address", Target: ext, Local: len(c.PublicProblems) > 0,
+			How: "fetched by the add-on through the public address, as claude.ai will; it shows the address answers with hamcp and names itself, " +
+				"not that Anthropic's servers can reach it (a firewall may still allow only your network)",
+			Run: func(ctx context.Context) error {
+				if err := checkHealth(ctx, ext+"/mcp/health"); err != nil {
+					return fmt.Errorf("%s/mcp/health: %w", ext, err)
+				}
+				return checkMetadata(ctx, a.publicClient(), ext)
+			}})
 	}
 	if p := a.panel.sshAddr.Load(); p != nil && a.SSHEnabled() {
 		h, port, _ := net.SplitHostPort(*p)
@@ -122,7 +139,8 @@ func (a *App) panelConnect(r *http.Request) panel.Connect {
 		}
 		c.SSH = &panel.SSHConnect{Host: h, Port: n, User: "hamcp", HostKey: a.hostKeyFingerprint()}
 		local := loopbackFor(*p)
-		c.Checks = append(c.Checks, panel.Check{Name: "SSH (Claude Desktop)", Target: net.JoinHostPort(h, strconv.Itoa(n)),
+		c.Checks = append(c.Checks, panel.Check{Name: "SSH (Claude Desktop)", Target: net.JoinHostPort(h, strconv.Itoa(n)), Local: true,
+			How: "asked by hamcp itself on " + local,
 			Run: func(ctx context.Context) error { return checkSSH(ctx, local) }})
 	}
 	return c

@@ -91,18 +91,33 @@ func consentPage(c echo.Context, d consentData) error {
 var pages = template.Must(template.New("").Parse(`
 {{define "head"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>{{.}} · hamcp</title>
-{{template "style"}}</head><body><main>{{end}}
+{{template "style"}}</head><body><header class="toolbar"><span class="brand">hamcp</span></header><main>{{end}}
 
+{{/* The look of the hamcp panel (Home Assistant's colours and type, darkened to 4.5:1 contrast), light
+and dark, so a login or approval looks like the rest of hamcp. Inline: these pages serve no files. */}}
 {{define "style"}}<style>
-body{font-family:system-ui,sans-serif;background:#f5f5f5;color:#212121;margin:0;display:flex;justify-content:center;padding:8vh 16px}
-main{background:#fff;max-width:480px;width:100%;padding:24px 32px;border-radius:12px;box-shadow:0 2px 10px #0002}
-h1{font-size:1.3em}dt{font-weight:600;margin-top:12px}dd{margin:2px 0 0}
+:root{--primary:#0277bd;--primary-text:#fff;--bg:#fafafa;--card:#fff;--text:#212121;--muted:#6b6b6b;--divider:rgba(0,0,0,.12);
+--error:#c62828;--warning:#ffa600;--warn-bg:#fff3e0;--code-bg:rgba(0,0,0,.05);--toolbar:#01579b;--focus:#ffab00;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--primary:#4fc3f7;--primary-text:#0b1a22;--bg:#111;--card:#1c1c1c;--text:#e1e1e1;--muted:#9b9b9b;
+--divider:rgba(225,225,225,.12);--error:#ff6e6e;--warn-bg:#2a2418;--code-bg:rgba(255,255,255,.07);--toolbar:#101e24}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--text);font:14px/1.5 Roboto,"Noto Sans",system-ui,-apple-system,"Segoe UI",sans-serif}
+.toolbar{height:56px;display:flex;align-items:center;padding:0 16px;background:var(--toolbar);color:#fff}
+.brand{font-size:20px}
+main{background:var(--card);color:var(--text);max-width:520px;margin:24px auto;padding:24px;border:1px solid var(--divider);border-radius:12px}
+@media (max-width:560px){main{margin:8px;padding:16px}}
+h1{font-size:22px;font-weight:400;margin:0 0 12px}
+dt{font-weight:500;margin-top:12px;color:var(--muted)}dd{margin:2px 0 0}
+a{color:var(--primary)}
 .buttons{display:flex;gap:8px;flex-wrap:wrap;margin-top:24px}
-button{padding:10px 16px;border-radius:6px;border:1px solid #888;background:#fff;font-size:1em;cursor:pointer}
-button.allow{background:#03a9f4;border-color:#03a9f4;color:#fff}
-.warn{background:#fff3e0;border-left:4px solid #ff9800;padding:8px 12px}
-code{word-break:break-all}
+button{font:inherit;font-weight:500;font-size:13px;text-transform:uppercase;letter-spacing:.03em;min-height:44px;min-width:44px;
+padding:8px 16px;border-radius:8px;border:1px solid var(--divider);background:transparent;color:var(--primary);cursor:pointer}
+button.allow{background:var(--primary);border-color:var(--primary);color:var(--primary-text)}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.warn{background:var(--warn-bg);border-left:4px solid var(--warning);padding:8px 12px;border-radius:4px}
+code{font-family:"Roboto Mono",ui-monospace,Menlo,Consolas,monospace;font-size:13px;background:var(--code-bg);border-radius:4px;padding:1px 4px;word-break:break-all}
 </style>{{end}}
 
 {{define "error"}}{{template "head" .Title}}
@@ -115,7 +130,7 @@ code{word-break:break-all}
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="refresh" content="{{.Seconds}};url={{.Continue}}">
 <title>{{.Title}} · hamcp</title>
-{{template "style"}}</head><body><main>
+{{template "style"}}</head><body><header class="toolbar"><span class="brand">hamcp</span></header><main>
 <h1>{{.Title}}</h1>
 <p>{{.Message}}</p>
 <p>You will be taken back to <code>{{.ClientHost}}</code> in {{.Seconds}} seconds, which tells your assistant that access was not granted.</p>

@@ -90,7 +90,7 @@ func (p *Panel) answer(w http.ResponseWriter, r *http.Request) {
 	case "deny":
 		err = p.o.Permissions.Deny(r.Context(), id, p.approver(u))
 	default:
-		http.NotFound(w, r)
+		p.notFound(w, r)
 		return
 	}
 	switch {

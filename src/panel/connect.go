@@ -30,7 +30,8 @@ func (p *Panel) connectPage(w http.ResponseWriter, r *http.Request) {
 // desktopJSON is the claude_desktop_config.json entry for SSH, laid out as people write it (command
 // first, the arguments on one line).
 func desktopJSON(s *SSHConnect) string {
-	args, _ := json.Marshal([]string{"-p", strconv.Itoa(s.Port), "-i", "/Users/you/.ssh/hamcp", "-o", "BatchMode=yes", s.User + "@" + s.Host})
+	// ssh expands ~ in -i itself (ssh(1): IdentityFile), so one snippet fits macOS, Linux and Windows.
+	args, _ := json.Marshal([]string{"-p", strconv.Itoa(s.Port), "-i", "~/.ssh/hamcp", "-o", "BatchMode=yes", s.User + "@" + s.Host})
 	return "{\n  \"mcpServers\": {\n    \"home\": {\n      \"command\": \"ssh\",\n      \"args\": " +
 		strings.ReplaceAll(string(args), `","`, `", "`) + "\n    }\n  }\n}"
 }
@@ -39,7 +40,10 @@ func desktopJSON(s *SSHConnect) string {
 const checkTimeout = 4 * time.Second
 
 type checkResult struct {
-	OK     bool   `json:"ok"`
+	OK bool `json:"ok"`
+	// State is "ok" (green: checked the way the client will reach it), "info" (hamcp answered a
+	// check that never left this machine) or "bad".
+	State  string `json:"state"`
 	Detail string `json:"detail"`
 }
 
@@ -56,10 +60,16 @@ func (p *Panel) connectChecks(w http.ResponseWriter, r *http.Request) {
 			defer cancel()
 			start := time.Now()
 			if err := c.Run(ctx); err != nil {
-				out[i] = checkResult{Detail: err.Error()}
+				out[i] = checkResult{State: "bad", Detail: err.Error()}
 				return
 			}
-			out[i] = checkResult{OK: true, Detail: fmt.Sprintf("answered in %d ms", time.Since(start).Milliseconds())}
+			took := fmt.Sprintf("answered in %d ms", time.Since(start).Milliseconds())
+			if c.Local {
+				out[i] = checkResult{OK: true, State: "info", Detail: "hamcp answers on this machine (" + took + "); this check did not leave it, " +
+					"so it does not show that other devices can reach this address"}
+				return
+			}
+			out[i] = checkResult{OK: true, State: "ok", Detail: took}
 		}()
 	}
 	wg.Wait()

@@ -15,6 +15,15 @@ type Connect struct {
 	SSEURL string
 	// PublicURL is external_url's MCP URL, which claude.ai and OAuth clients use; "" when not set.
 	PublicURL string
+	// PublicProblems say why PublicURL cannot work for claude.ai (http, a private or local name…),
+	// found without leaving the machine; empty when none was found.
+	PublicProblems []string
+	// AddonHost is the add-on's host name on Home Assistant's internal network (what a tunnel or
+	// proxy add-on forwards to); "" outside the add-on.
+	AddonHost string
+	// LocalOnly is set when hamcp listens on loopback only (the demo): nothing outside this machine
+	// reaches it.
+	LocalOnly bool
 	SSH       *SSHConnect // nil while SSH is off
 	// Checks are the live reachability checks, one per transport, run when the page asks.
 	Checks []Check
@@ -32,6 +41,11 @@ type SSHConnect struct {
 type Check struct {
 	Name   string // e.g. "Streamable HTTP (local network)"
 	Target string // what is checked, e.g. the URL or host:port
+	// Local checks never leave this machine (hamcp asking itself): a success shows that hamcp runs,
+	// not that anyone else can reach it, so it is never shown as a green light.
+	Local bool
+	// How says how and from where it is checked, shown beside the result.
+	How string
 	Run    func(ctx context.Context) error
 }
 

@@ -18,13 +18,10 @@ import (
 var assets embed.FS
 
 var funcs = template.FuncMap{
-	"fmtTime": func(t time.Time) string {
-		if t.IsZero() {
-			return "—"
-		}
-		return t.UTC().Format("2006-01-02 15:04:05") + " UTC"
-	},
-	"shortTime": func(t time.Time) string { return t.UTC().Format("01-02 15:04:05") },
+	// Times are written in UTC and rewritten by panel.js into the browser's time zone, relative when
+	// recent ("3 min ago") with the full time on hover; without JavaScript the UTC time stays.
+	"fmtTime":   func(t time.Time) template.HTML { return timeTag(t, "2006-01-02 15:04:05 UTC") },
+	"shortTime": func(t time.Time) template.HTML { return timeTag(t, "01-02 15:04:05 UTC") },
 	"redact":    redact,
 	"short":     short,
 	"kb":        func(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1024) },
@@ -38,7 +35,7 @@ var funcs = template.FuncMap{
 
 // pageNames are the pages; each gets its own template set, the layout around its content, made
 // before any is executed (html/template cannot clone a set that has run).
-var pageNames = []string{"connect", "approvals", "clients", "activity", "status"}
+var pageNames = []string{"connect", "approvals", "clients", "activity", "status", "error"}
 
 // pages parses the templates on first use, not at start: an add-on that never shows its panel
 // (and every `hamcp stdio`) does not keep the parsed sets in memory (≈ 0.7 MB of an idle serve's
@@ -127,6 +124,7 @@ func (p *Panel) routes() {
 	m.HandleFunc("GET /activity", admins(p.activityPage))
 	m.HandleFunc("GET /status", admins(p.statusPage))
 	m.HandleFunc("GET /static/{file}", p.static)
+	m.HandleFunc("/", admins(func(w http.ResponseWriter, r *http.Request) { p.notFound(w, r) }))
 	p.mux = m
 }
 
@@ -141,7 +139,29 @@ func (p *Panel) view(r *http.Request, data any) view {
 	return v
 }
 
+// errorData is a page that says what went wrong and offers a way back.
+type errorData struct {
+	Status          int
+	Text            string
+	Back, BackLabel string // Back is relative to the panel's base
+}
+
+// errorPage answers with the panel's layout around a message and a link back, keeping the status.
+func (p *Panel) errorPage(w http.ResponseWriter, r *http.Request, status int, title string, d errorData) {
+	d.Status = status
+	p.renderStatus(w, r, status, "error", title, d)
+}
+
+func (p *Panel) notFound(w http.ResponseWriter, r *http.Request) {
+	p.errorPage(w, r, http.StatusNotFound, "No such page", errorData{
+		Text: "The hamcp panel has no page at this address.", Back: "", BackLabel: "Go to Connect"})
+}
+
 func (p *Panel) render(w http.ResponseWriter, r *http.Request, page, title string, data any) {
+	p.renderStatus(w, r, http.StatusOK, page, title, data)
+}
+
+func (p *Panel) renderStatus(w http.ResponseWriter, r *http.Request, status int, page, title string, data any) {
 	v := p.view(r, data)
 	v.Page, v.Title, v.PendingCount = page, title, len(p.o.Permissions.Pending())
 	v.Flash = p.flashFor(r.URL.Query())
@@ -153,6 +173,7 @@ func (p *Panel) render(w http.ResponseWriter, r *http.Request, page, title strin
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
 
@@ -179,4 +200,14 @@ func (p *Panel) static(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Write(b)
+}
+
+// timeTag is a <time> element for t; both parts are formatted here from a time value, so nothing
+// in them needs escaping.
+func timeTag(t time.Time, layout string) template.HTML {
+	if t.IsZero() {
+		return "—"
+	}
+	u := t.UTC()
+	return template.HTML(`<time datetime="` + u.Format(time.RFC3339) + `">` + u.Format(layout) + `</time>`)
 }

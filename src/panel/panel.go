@@ -225,20 +225,37 @@ func (p *Panel) checkPost(w http.ResponseWriter, r *http.Request) (User, bool) {
 		http.Error(w, "403 forbidden: no Home Assistant user; open the panel from Home Assistant's sidebar", http.StatusForbidden)
 		return User{}, false
 	}
+	back := errorData{Back: backTo(r), BackLabel: "Back to the page"}
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
-		http.Error(w, "403 forbidden: the request did not come from the hamcp panel", http.StatusForbidden)
+		back.Text = "403 forbidden: the request did not come from the hamcp panel, so nothing was done."
+		p.errorPage(w, r, http.StatusForbidden, "Request refused", back)
 		return User{}, false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
-		http.Error(w, "400 bad request: the form could not be read", http.StatusBadRequest)
+		back.Text = "400 bad request: the form could not be read, so nothing was done."
+		p.errorPage(w, r, http.StatusBadRequest, "Request refused", back)
 		return User{}, false
 	}
 	if got := r.PostForm.Get("csrf"); !hmac.Equal([]byte(got), []byte(p.csrfToken(u))) {
-		http.Error(w, "403 forbidden: the form's CSRF token is missing or stale; reload the page and try again", http.StatusForbidden)
+		back.Text = "403 forbidden: this form was stale (its CSRF token is missing or from an earlier page), so nothing was done. " +
+			"Go back, reload the page and try again."
+		p.errorPage(w, r, http.StatusForbidden, "This form was stale", back)
 		return User{}, false
 	}
 	return u, true
+}
+
+// backTo is the page a refused form came from: the first segment of its path, a known page only.
+func backTo(r *http.Request) string {
+	seg, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	switch seg {
+	case "approvals", "grants":
+		return "approvals"
+	case "clients", "activity", "status":
+		return seg
+	}
+	return ""
 }
 
 // reIngressPath is the prefix Home Assistant serves an add-on's ingress under.

@@ -34,6 +34,6 @@ type (
 
 func (*demoRun) Close() error           { return nil }
 func (*demoRun) WriteInfo(string) error { return errNoSim }
-func startDemo(context.Context, *config.Config, string, *slog.Logger) (*demoRun, error) {
+func startDemo(context.Context, *config.Config, string, string, *slog.Logger) (*demoRun, error) {
 	return nil, errNoSim
 }

@@ -18,6 +18,6 @@ type (
 	demoInfo = demo.Info
 )
 
-func startDemo(ctx context.Context, cfg *config.Config, dir string, logger *slog.Logger) (*demoRun, error) {
-	return demo.Start(ctx, cfg, sim.Options{Dir: dir}, logger)
+func startDemo(ctx context.Context, cfg *config.Config, dir, panelListen string, logger *slog.Logger) (*demoRun, error) {
+	return demo.StartOn(ctx, cfg, sim.Options{Dir: dir}, panelListen, logger)
 }

@@ -245,7 +245,7 @@ func stdio(ctx context.Context, args []string) error {
 	logger := newLogger(cfg.LogLevel, os.Stderr)
 	var a *app.App
 	if *useDemo {
-		d, err := startDemo(ctx, cfg, "", logger)
+		d, err := startDemo(ctx, cfg, "", "127.0.0.1:0", logger)
 		if err != nil {
 			return cfg.Explain(err)
 		}
@@ -272,6 +272,7 @@ func runDemo(ctx context.Context, args []string) error {
 	infoFile := cmd.fs.String("info-file", "", "write {mcp_url, token, ha_url, ha_token, sandbox_dir, …} as JSON here once ready (scripts read the token there)")
 	noAuth := cmd.fs.Bool("no-auth", false, "serve /mcp without authentication (loopback only; for the conformance suite and the Inspector)")
 	dir := cmd.fs.String("dir", "", "keep the simulated home's files (sandbox, recorder DB) in this directory instead of a temporary one")
+	panelListen := cmd.fs.String("panel-listen", "127.0.0.1:0", "loopback address the hamcp panel listens on (port 0: any free port; the banner prints it)")
 	conf := cmd.fs.Bool("conformance", false, "add the MCP conformance suite's fixture tools, resources and prompts (test_*, test://…)")
 	cfg, err := cmd.load(args)
 	if err != nil {
@@ -288,7 +289,12 @@ func runDemo(ctx context.Context, args []string) error {
 			return fmt.Errorf("flag --no-auth is only allowed on a loopback address (e.g. --listen 127.0.0.1:8099), not %s", cfg.Listen)
 		}
 	}
-	d, err := startDemo(ctx, cfg, *dir, logger)
+	if host, _, err := net.SplitHostPort(*panelListen); err != nil || net.ParseIP(host) == nil || !net.ParseIP(host).IsLoopback() {
+		ln.Close()
+		return fmt.Errorf("flag --panel-listen %q: give a loopback address and port such as 127.0.0.1:8098 (the demo's panel "+
+			"speaks for its demo administrator, so it answers this machine only)", *panelListen)
+	}
+	d, err := startDemo(ctx, cfg, *dir, *panelListen, logger)
 	if err != nil {
 		ln.Close()
 		return cfg.Explain(err)

@@ -8,10 +8,8 @@ func SignIn(p *authn.Principal) string {
 	if p == nil {
 		return ""
 	}
+	// A user id alone (32 hex digits) tells the reader nothing: only a name is shown.
 	user := p.UserName
-	if user == "" {
-		user = p.UserID
-	}
 	as := ""
 	if user != "" {
 		as = " as " + user
