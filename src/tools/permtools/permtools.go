@@ -82,7 +82,7 @@ type permissionsResult struct {
 type auditArgs struct {
 	Tool     string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
 	Category string `json:"category,omitempty" jsonschema:"only this permission category" validate:"omitempty,oneof=filesystem database command hub_admin"`
-	Outcome  string `json:"outcome,omitempty" jsonschema:"only this outcome, e.g. ok, permission_required"`
+	Outcome  string `json:"outcome,omitempty" jsonschema:"only this outcome, e.g. ok, permission_required, confirmation_required"`
 	Since    string `json:"since,omitempty" jsonschema:"ISO-8601 time; only newer entries" validate:"omitempty,iso8601"`
 	toolkit.Page
 }
