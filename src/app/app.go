@@ -170,7 +170,7 @@ func New(ctx context.Context, cfg *config.Config, o Options) (*App, error) {
 		Registry:     a.Registry,
 		Filter:       toolkit.Filter{Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Disabled: cfg.DisabledTools},
 		ToolMode:     toolkit.Mode(cfg.ToolMode),
-		Env:          &toolkit.Env{MaxResponseBytes: cfg.MaxResponseKB << 10, Logger: logger, Gate: permtools.Gate{M: pm}, ConfirmTrusted: trusted},
+		Env:          &toolkit.Env{MaxResponseBytes: cfg.MaxResponseKB << 10, Logger: logger, Gate: permtools.Gate{M: pm}, ConfirmTrusted: trusted, AuditReads: cfg.AuditReads},
 		SessionEnded: pm.EndSession,
 		// The SDK logs every resource notification at info; only its warnings are worth keeping.
 		Logger:      slog.New(levelFloor{logger.Handler(), slog.LevelWarn}),

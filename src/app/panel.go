@@ -56,6 +56,7 @@ func (a *App) Panel(o PanelOptions) (*panel.Panel, error) {
 		// hamcp's own access (the Supervisor's system user in the add-on), says who they are.
 		Users:         a.HA.Users,
 		Audit:         a.Store,
+		Undo:          a.panelUndo,
 		OAuth:         a.panelOAuth,
 		Connect:       a.panelConnect,
 		Status:        a.panelStatus,

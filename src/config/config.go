@@ -38,6 +38,8 @@ type Config struct {
 	Toolsets      []string `opt:"toolsets" help:"toolsets to enable (comma-separated); empty = all"`
 	DisabledTools []string `opt:"disabled_tools" help:"tool names to hide (comma-separated)"`
 	ReadOnly      bool     `opt:"read_only" help:"expose only tools that change nothing"`
+	// Every call that changes something is in the audit log; reads would drown it, so they are opt-in.
+	AuditReads bool `opt:"audit_reads" help:"also record calls that change nothing in the audit log (the panel's Activity page); calls that change something are always recorded"`
 	// Long tool lists break clients (tool caps, token warnings); search mode offers a few tools and a search.
 	ToolMode string `opt:"tool_mode" default:"auto" validate:"oneof=auto all search" help:"how tools are offered: all (every enabled tool listed), search (a few core tools plus hamcp_search_tools and hamcp_call_tool, which reach the other enabled tools), auto (all when the list fits 75 KB, else search)"`
 

@@ -122,6 +122,7 @@ func (p *Panel) routes() {
 	m.HandleFunc("GET /clients", admins(p.clientsPage))
 	m.HandleFunc("POST /clients/revoke", admins(p.revokeOAuth))
 	m.HandleFunc("GET /activity", admins(p.activityPage))
+	m.HandleFunc("POST /activity/{id}/undo", admins(p.undoPost))
 	m.HandleFunc("GET /status", admins(p.statusPage))
 	m.HandleFunc("GET /static/{file}", p.static)
 	m.HandleFunc("/", admins(func(w http.ResponseWriter, r *http.Request) { p.notFound(w, r) }))

@@ -66,6 +66,8 @@ type Options struct {
 	// Only users it lists as active administrators are served.
 	Users func(ctx context.Context) ([]homeassistant.AuthUser, error)
 	Audit AuditLog // nil hides the Activity page's entries
+	// Undo takes a change back from the Activity page (undo.go); nil offers no Undo.
+	Undo UndoFunc
 	// OAuth is the authorization server whose sign-ins the Clients page lists; it returns nil while
 	// OAuth is off (no external_url). Nil means always off.
 	OAuth func() *oauth.Server

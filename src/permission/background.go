@@ -164,7 +164,7 @@ func (m *Manager) record(r Request, outcome, detail string, now time.Time) {
 		return
 	}
 	e := store.AuditEntry{Time: now, SessionID: r.SessionKey, Client: r.Client, Tool: r.Tool,
-		Category: string(r.Category), ArgsSummary: r.ArgsSummary, Outcome: outcome, Detail: detail}
+		Category: string(r.Category), ArgsSummary: r.ArgsSummary, Outcome: outcome, Detail: detail, Kind: "permission"}
 	select {
 	case m.audits <- e:
 	default:

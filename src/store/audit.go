@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -29,6 +30,7 @@ const (
 	maxShortField = 200
 	maxSummary    = 1000
 	maxDetail     = 2000
+	maxUndo       = 64 << 10 // an undo reference names what was kept; it never carries the content
 )
 
 // Audit list paging follows the tools' convention (design §4).
@@ -49,7 +51,19 @@ type AuditEntry struct {
 	Outcome     string    `json:"outcome"`
 	Detail      string    `json:"detail,omitempty"`
 	DurationMS  int64     `json:"duration_ms"`
+	// Kind is what the call changed (device, config, file, database, command, hub, permission),
+	// "" for a read and for rows written before kinds were kept.
+	Kind string `json:"kind,omitempty"`
+	// Principal names who was signed in (the Home Assistant user, the OAuth client, the SSH key), when known.
+	Principal string `json:"principal,omitempty"`
+	// Undo is how the change can be taken back, as JSON only the undoer reads; "" when it cannot.
+	Undo     string    `json:"-"`
+	UndoneAt time.Time `json:"undone_at,omitzero"`
+	UndoneBy string    `json:"undone_by,omitempty"`
 }
+
+// Undone reports whether the entry's change was taken back.
+func (e AuditEntry) Undone() bool { return !e.UndoneAt.IsZero() }
 
 // AuditQuery filters ListAudit. Empty fields do not filter; results are newest first.
 type AuditQuery struct {
@@ -58,14 +72,19 @@ type AuditQuery struct {
 	Tool      string
 	Category  string
 	Outcome   string
+	Kind      string
 	Since     time.Time // entries at or after this time; zero means all
+	Until     time.Time // entries before this time; zero means up to now
 	Limit     int       // 0 means DefaultAuditLimit; at most MaxAuditLimit
 	Offset    int
 }
 
 const insertAuditSQL = `INSERT INTO audit_log
-	(time, session_id, client, tool, category, args_summary, outcome, detail, duration_ms)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	(time, session_id, client, tool, category, args_summary, outcome, detail, duration_ms, kind, principal, undo, undone_at, undone_by)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+const auditColumns = `id, time, session_id, client, tool, category, args_summary, outcome, detail, duration_ms,
+	kind, principal, undo, undone_at, undone_by`
 
 // AppendAudit writes one entry. A zero Time means now.
 func (s *Store) AppendAudit(ctx context.Context, e AuditEntry) error {
@@ -110,6 +129,11 @@ func (s *Store) appendAudit(ctx context.Context, stmt *sql.Stmt, e AuditEntry) e
 		Clip(e.Outcome, maxShortField),
 		Clip(e.Detail, maxDetail),
 		max(e.DurationMS, 0),
+		Clip(e.Kind, maxShortField),
+		Clip(e.Principal, maxShortField),
+		undoText(e.Undo),
+		undoneMillis(e.UndoneAt),
+		Clip(e.UndoneBy, maxShortField),
 	)
 	if err != nil {
 		return fmt.Errorf("store: append audit entry: %w", err)
@@ -145,8 +169,7 @@ func (s *Store) ListAudit(ctx context.Context, q AuditQuery) ([]AuditEntry, int,
 	if total == 0 || q.Offset >= total {
 		return []AuditEntry{}, total, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, time, session_id, client, tool, category, args_summary,
-		outcome, detail, duration_ms FROM audit_log`+where+` ORDER BY time DESC, id DESC LIMIT ? OFFSET ?`,
+	rows, err := tx.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log`+where+` ORDER BY time DESC, id DESC LIMIT ? OFFSET ?`,
 		append(args, q.Limit, q.Offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: list audit: %w", err)
@@ -154,13 +177,10 @@ func (s *Store) ListAudit(ctx context.Context, q AuditQuery) ([]AuditEntry, int,
 	defer rows.Close()
 	out := make([]AuditEntry, 0, min(q.Limit, total-q.Offset))
 	for rows.Next() {
-		var e AuditEntry
-		var ms int64
-		if err := rows.Scan(&e.ID, &ms, &e.SessionID, &e.Client, &e.Tool, &e.Category, &e.ArgsSummary,
-			&e.Outcome, &e.Detail, &e.DurationMS); err != nil {
-			return nil, 0, fmt.Errorf("store: read audit row: %w", err)
+		e, err := scanAudit(rows)
+		if err != nil {
+			return nil, 0, err
 		}
-		e.Time = TimeOf(ms)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
@@ -191,13 +211,82 @@ func auditWhere(q AuditQuery) (string, []any) {
 	if q.Outcome != "" {
 		add("outcome = ?", q.Outcome)
 	}
+	if q.Kind != "" {
+		add("kind = ?", q.Kind)
+	}
 	if !q.Since.IsZero() {
 		add("time >= ?", Millis(q.Since))
+	}
+	if !q.Until.IsZero() {
+		add("time < ?", Millis(q.Until))
 	}
 	if len(conds) == 0 {
 		return "", nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func scanAudit(row interface{ Scan(...any) error }) (AuditEntry, error) {
+	var e AuditEntry
+	var ms, undone int64
+	if err := row.Scan(&e.ID, &ms, &e.SessionID, &e.Client, &e.Tool, &e.Category, &e.ArgsSummary,
+		&e.Outcome, &e.Detail, &e.DurationMS, &e.Kind, &e.Principal, &e.Undo, &undone, &e.UndoneBy); err != nil {
+		return AuditEntry{}, fmt.Errorf("store: read audit row: %w", err)
+	}
+	e.Time = TimeOf(ms)
+	if undone != 0 {
+		e.UndoneAt = TimeOf(undone)
+	}
+	return e, nil
+}
+
+// ErrNoAuditEntry: no entry has that id (it never existed, or it was pruned).
+var ErrNoAuditEntry = errors.New("no such audit entry")
+
+// ErrAlreadyUndone: the entry's change was taken back already.
+var ErrAlreadyUndone = errors.New("already undone")
+
+// GetAudit reads one entry.
+func (s *Store) GetAudit(ctx context.Context, id int64) (AuditEntry, error) {
+	e, err := scanAudit(s.db.QueryRowContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return AuditEntry{}, fmt.Errorf("store: audit entry %d: %w", id, ErrNoAuditEntry)
+	}
+	return e, err
+}
+
+// MarkUndone records that entry id's change was taken back by by at at. Only the first mark holds:
+// a second undo of the same change is refused with ErrAlreadyUndone, so two clicks cannot both run.
+func (s *Store) MarkUndone(ctx context.Context, id int64, by string, at time.Time) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE audit_log SET undone_at = ?, undone_by = ? WHERE id = ? AND undone_at = 0`,
+		undoneMillis(at), Clip(by, maxShortField), id)
+	if err != nil {
+		return fmt.Errorf("store: mark audit entry %d undone: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return nil
+	}
+	if _, err := s.GetAudit(ctx, id); err != nil {
+		return err
+	}
+	return fmt.Errorf("store: audit entry %d: %w", id, ErrAlreadyUndone)
+}
+
+// undoneMillis stores "not undone" as 0, so the column needs no NULLs; a moment is at least 1.
+func undoneMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return max(Millis(t), 1)
+}
+
+// undoText keeps an undo reference whole or not at all: a clipped reference would name something
+// else, so one too long to keep is dropped and the entry reads as not undoable.
+func undoText(u string) string {
+	if len(u) > maxUndo || !utf8.ValidString(u) {
+		return ""
+	}
+	return u
 }
 
 // PruneAudit deletes entries older than olderThan and reports how many went.

@@ -15,15 +15,16 @@ const (
 	AuditTool     AuditColumn = "tool"
 	AuditCategory AuditColumn = "category"
 	AuditOutcome  AuditColumn = "outcome"
+	AuditKind     AuditColumn = "kind"
 )
 
 // AuditValues lists the distinct non-empty values of one column, most recently seen first, at most
 // limit of them: the choices of a filter.
 func (s *Store) AuditValues(ctx context.Context, col AuditColumn, limit int) ([]string, error) {
 	switch col {
-	case AuditSession, AuditClient, AuditTool, AuditCategory, AuditOutcome:
+	case AuditSession, AuditClient, AuditTool, AuditCategory, AuditOutcome, AuditKind:
 	default:
-		return nil, fmt.Errorf("store: audit column %q cannot be listed: use session_id, client, tool, category or outcome", col)
+		return nil, fmt.Errorf("store: audit column %q cannot be listed: use session_id, client, tool, category, outcome or kind", col)
 	}
 	if limit <= 0 || limit > MaxAuditLimit {
 		limit = DefaultAuditLimit

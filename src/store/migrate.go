@@ -13,10 +13,10 @@ import (
 //
 // Versions are one sequence for the whole file, shared by the store's own steps (migrations) and those
 // an integration brings (Store.Migrate): schema_migrations records the number alone, so a number is
-// taken for good by whoever shipped it first. Taken so far: 1–4 (the list below) and 5–7 (the Hubitat
-// integration's tables, src/integrations/hubitat/hubstore, which were steps of this list when they
-// shipped). A new step, here or in an integration, takes the next number after the highest one taken
-// anywhere: 8.
+// taken for good by whoever shipped it first. Taken so far: 1–4 and 9 (the list below), 5–7 (the
+// Hubitat integration's tables, src/integrations/hubitat/hubstore, which were steps of this list when
+// they shipped) and 8 (src/confighistory). A new step, here or in an integration, takes the next number
+// after the highest one taken anywhere: 10.
 type Migration struct {
 	Version int
 	Name    string
@@ -31,6 +31,7 @@ var migrations = []Migration{
 	{2, "permission_grants", createPermissionGrants},
 	{3, "oauth", createOAuth},
 	{4, "oauth_quotas_and_refresh_grace", addOAuthQuotasAndGrace},
+	{9, "audit_kind_and_undo", addAuditKindAndUndo},
 }
 
 // Migrate applies the steps an integration brings to its own tables, in the file's one sequence: each
@@ -170,6 +171,22 @@ func addOAuthQuotasAndGrace(ctx context.Context, tx *sql.Tx) error {
 		// Eviction asks, per client, whether it holds a grant or a live code.
 		`CREATE INDEX oauth_families_client ON oauth_families (client_id)`,
 		`CREATE INDEX oauth_codes_client ON oauth_codes (client_id)`,
+	)
+}
+
+// addAuditKindAndUndo lets the audit log hold every change an assistant makes, not only privileged
+// calls: what kind of change it was (the Activity page filters on it), who was signed in, how it can
+// be taken back, and whether it was. Rows written before it keep working: they have no kind and no
+// undo, which reads as "cannot be undone from here".
+func addAuditKindAndUndo(ctx context.Context, tx *sql.Tx) error {
+	return ExecAll(ctx, tx,
+		`ALTER TABLE audit_log ADD COLUMN kind TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE audit_log ADD COLUMN principal TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE audit_log ADD COLUMN undo TEXT NOT NULL DEFAULT ''`, // JSON, opaque to the store
+		`ALTER TABLE audit_log ADD COLUMN undone_at INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE audit_log ADD COLUMN undone_by TEXT NOT NULL DEFAULT ''`,
+		`CREATE INDEX audit_log_kind_time ON audit_log (kind, time)`,
+		`CREATE INDEX audit_log_client_time ON audit_log (client, time)`,
 	)
 }
 

@@ -6,7 +6,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
+
+// oldFile is the file an earlier build left: the store's first n steps of today's list applied, with
+// nothing of today's Open (which prepares statements naming newer columns).
+func oldFile(t *testing.T, path string, n int) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := migrate(context.Background(), db, migrations[:n]); err != nil {
+		t.Fatal(err)
+	}
+	var v int
+	if err := db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil || v != migrations[n-1].Version {
+		t.Fatalf("old file at version %d (%v), want %d", v, err, migrations[n-1].Version)
+	}
+	return db
+}
 
 // latest is the highest version of the store's own steps.
 func latest() int { return migrations[len(migrations)-1].Version }
@@ -33,22 +52,13 @@ func TestOldFileIsUpgradedInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "hamcp.db")
 	ctx := context.Background()
 
-	// A file written by a build that only knew the first migration.
-	saved := migrations
-	migrations = saved[:1]
-	old, err := Open(path)
-	migrations = saved
-	if err != nil {
+	// A file written by a build that only knew the first migration, with that build's own insert.
+	old := oldFile(t, path, 1)
+	if _, err := old.ExecContext(ctx, `INSERT INTO audit_log (time, session_id, tool, outcome) VALUES (?, 'old', 'ha_execute_sql', 'ok')`, Millis(time.Now())); err != nil {
 		t.Fatal(err)
-	}
-	if err := old.AppendAudit(ctx, AuditEntry{SessionID: "old", Tool: "ha_execute_sql", Outcome: OutcomeOK}); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := old.SchemaVersion(ctx); v != 1 {
-		t.Fatalf("old file schema version %d, want 1", v)
 	}
 	var tables int
-	old.DB().QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'permission_grants'`).Scan(&tables)
+	old.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'permission_grants'`).Scan(&tables)
 	if tables != 0 {
 		t.Fatal("the old build should not have created permission_grants")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,6 +21,10 @@ type Call struct {
 	Client     string // client name and version from initialize, for the audit log
 	// Confirmed says how the user confirmed this call (ConfirmedBy…), "" when it needed no confirmation.
 	Confirmed string
+	// Kind is what the call changes, for the audit log (undo.go); set when it is recorded.
+	Kind string
+
+	undo atomic.Pointer[Undo] // how the change can be undone (undo.go)
 
 	env     *Env
 	req     *mcp.CallToolRequest

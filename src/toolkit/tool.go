@@ -54,6 +54,10 @@ type Spec[In, Out any] struct {
 	Idempotent  bool // repeating the call has no further effect
 	OpenWorld   bool // reaches beyond the home's own systems (internet, third-party services)
 
+	// Kind files the tool's calls in the audit log (undo.go: device, config, file, …); "" derives it
+	// from the category a call needs, else the toolset.
+	Kind string
+
 	Handler func(ctx context.Context, c *Call, in In) (Out, error)
 	// Summary returns a short, secret-free description of the args for the audit log.
 	// Defaults to the argument names.
@@ -71,6 +75,7 @@ type Tool struct {
 	grants     []Grant // every category a call may need, for listings and DOCS.md
 	confirm    string  // when calls need the user's confirmation, for DOCS.md ("" = never)
 	readOnly   bool
+	kind       string // declared Kind; see kindOf
 	invoke     func(ctx context.Context, c *Call, args map[string]any) (any, string, error)
 	// direct answers the call itself instead of through env.run (hamcp_call_tool, which runs its target through env.run).
 	direct func(ctx context.Context, env *Env, req *mcp.CallToolRequest) *mcp.CallToolResult
@@ -99,7 +104,7 @@ func Define[In, Out any](s Spec[In, Out]) *Tool {
 			OpenWorldHint:   &openWorld,
 		},
 	}
-	t := &Tool{def: def, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly,
+	t := &Tool{def: def, toolset: s.Toolset, category: s.Category, readOnly: s.ReadOnly, kind: s.Kind,
 		grants: grantsOf(s.Category, s.Conditional)}
 	// The input schema is built from In by reflection the first time anything needs it (a
 	// client's tools/list, a search, a call): an add-on nobody has connected to yet does not hold
@@ -243,6 +248,9 @@ type Env struct {
 	// ConfirmTrusted are the confirmation classes (package sensitive) for which the model's confirm=true
 	// is enough (the confirm_trusted option). Any other class needs the user's own answer.
 	ConfirmTrusted []string
+	// AuditReads records calls that change nothing too (the audit_reads option). Every call that
+	// changes something, or needed a category or the user's confirmation, is recorded regardless.
+	AuditReads bool
 }
 
 // DefaultMaxResponseBytes keeps one result well inside a model's working context.
@@ -254,7 +262,8 @@ type Gate interface {
 	// (a *Error with code permission_required or permission_denied) that the model can act on.
 	// Nothing the model sends can grant: there is no argument for it.
 	Authorize(ctx context.Context, c *Call, argsSummary string) error
-	// Record writes an audit entry for a privileged call.
+	// Record writes an audit entry for a call: c.Kind says what it changed and c.UndoInfo how to undo
+	// it. It must not block: the call's answer waits for it.
 	Record(ctx context.Context, c *Call, argsSummary, outcome string, took time.Duration, detail string)
 }
 
@@ -284,20 +293,36 @@ func (env *Env) run(ctx context.Context, t *Tool, req *mcp.CallToolRequest) *mcp
 		outcome = terr.Code
 	}
 	took := time.Since(start)
-	if (c.Category != "" || c.Confirmed != "") && env.Gate != nil && c.decoded {
-		detail := ""
-		if terr != nil {
-			detail = terr.Error()
-		} else if c.Confirmed != "" {
-			detail = "confirmed: " + c.Confirmed
-		}
-		env.Gate.Record(context.WithoutCancel(ctx), c, summary, outcome, took, detail)
-	}
+	env.record(ctx, t, c, summary, outcome, took, terr)
 	if env.Logger != nil {
 		env.Logger.LogAttrs(ctx, slog.LevelDebug, "tool call", slog.String("tool", t.def.Name),
 			slog.String("session", c.SessionKey), slog.String("outcome", outcome), slog.Duration("took", took))
 	}
 	return res
+}
+
+// record audits every call that changes something, every privileged or confirmed one, and reads
+// when the user asked for them. A call refused before its arguments were understood did nothing
+// worth a line.
+func (env *Env) record(ctx context.Context, t *Tool, c *Call, summary, outcome string, took time.Duration, terr *Error) {
+	if env.Gate == nil || !c.decoded {
+		return
+	}
+	if t.readOnly && c.Category == "" && c.Confirmed == "" && !env.AuditReads {
+		return
+	}
+	if !t.readOnly || c.Category != "" || c.Confirmed != "" {
+		c.Kind = kindOf(t.kind, c.Category, t.toolset)
+	}
+	detail := ""
+	if terr != nil {
+		detail = terr.Error()
+		// What failed did not happen (or not all of it): there is nothing to offer to undo.
+		c.undo.Store(nil)
+	} else if c.Confirmed != "" {
+		detail = "confirmed: " + c.Confirmed
+	}
+	env.Gate.Record(context.WithoutCancel(ctx), c, summary, outcome, took, detail)
 }
 
 func rawArgs(req *mcp.CallToolRequest) (map[string]any, error) {

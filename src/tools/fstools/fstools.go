@@ -164,6 +164,7 @@ func writeFile(f *fsguard.FS) *toolkit.Tool {
 			if err != nil {
 				return fsguard.WriteResult{}, fsError(err)
 			}
+			c.Undoable(writeUndo(res))
 			return res, nil
 		},
 	})
@@ -231,6 +232,7 @@ func deleteFile(f *fsguard.FS) *toolkit.Tool {
 			if err != nil {
 				return fsguard.TrashItem{}, fsError(err)
 			}
+			c.Undoable(deleteUndo(item))
 			return item, nil
 		},
 	})
@@ -247,6 +249,7 @@ func moveFile(f *fsguard.FS) *toolkit.Tool {
 			if err := f.Move(a.From, a.To, a.Overwrite); err != nil {
 				return nil, namePathField(fsError(err), err, map[string]string{a.From: "from", a.To: "to"})
 			}
+			c.Undoable(moveUndo(a.From, a.To, a.Overwrite))
 			return map[string]string{"from": a.From, "to": a.To}, nil
 		},
 	})
@@ -273,6 +276,7 @@ func restoreFile(f *fsguard.FS) *toolkit.Tool {
 			if err != nil {
 				return restoreResult{}, fsError(err)
 			}
+			c.Undoable(restoreUndo(item))
 			return restoreResult{Restored: &item}, nil
 		},
 	})

@@ -245,13 +245,13 @@ func callService(d Deps) *toolkit.Tool {
 			return fmt.Sprintf("%s.%s %v", a.Domain, a.Service, a.EntityID)
 		},
 		Handler: func(ctx context.Context, c *toolkit.Call, a callServiceArgs) (callServiceResult, error) {
-			return runService(ctx, d, a)
+			return runService(ctx, d, c, a)
 		},
 	})
 }
 
 // runService calls the service over REST, which reports the states the call changed.
-func runService(ctx context.Context, d Deps, a callServiceArgs) (callServiceResult, error) {
+func runService(ctx context.Context, d Deps, c *toolkit.Call, a callServiceArgs) (callServiceResult, error) {
 	ha := d.HA
 	data := maps.Clone(a.Data)
 	if data == nil {
@@ -276,6 +276,7 @@ func runService(ctx context.Context, d Deps, a callServiceArgs) (callServiceResu
 		out.Response = redact.Value(resp) // a service's answer can carry codes (a lock's user codes)
 	}
 	out.Targets, out.Outcomes = outcomes(a.Service, targets, before, read, changed)
+	registerServiceUndo(c, a, targets, before, read)
 	if len(changed) == 0 && !a.ReturnResponse {
 		out.Note = "the call succeeded but no state changed (the target may already be in that state, or the device reports later)"
 	}
@@ -307,6 +308,107 @@ func serviceTargets(ctx context.Context, d Deps, a callServiceArgs) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// UndoState is the type of the undo ha_call_service registers: put the targets back (StateUndo).
+const UndoState = "state"
+
+// StateUndo is the reference of a UndoState undo: the targets as they were before the call.
+type StateUndo struct {
+	Entities []EarlierState `json:"entities"`
+}
+
+// EarlierState is one target before the call: its state and the attributes a restore sets.
+type EarlierState struct {
+	EntityID   string         `json:"entity_id"`
+	State      string         `json:"state"`
+	Attributes map[string]any `json:"attributes,omitempty"`
+}
+
+// undoableServices are, per domain, the services whose effect is taken back by putting the targets'
+// earlier state back ("*": all of the domain's). Whatever else a call does (a notification sent, a
+// lock opened, a script run, media played) cannot be taken back.
+var undoableServices = map[string][]string{
+	"light":         {"*"},
+	"switch":        {"*"},
+	"input_boolean": {"*"},
+	"fan":           {"turn_on", "turn_off", "toggle", "set_percentage", "increase_speed", "decrease_speed"},
+	"cover":         {"open_cover", "close_cover", "set_cover_position", "stop_cover", "toggle"},
+	"climate":       {"set_temperature", "set_hvac_mode", "turn_on", "turn_off", "toggle"},
+	"media_player":  {"volume_set", "volume_up", "volume_down", "volume_mute"},
+}
+
+// restoredAttributes are the attributes a restore sets again; the others (pictures with access
+// tokens among them) are not kept.
+var restoredAttributes = []string{"brightness", "color_mode", "hs_color", "xy_color", "rgb_color", "rgbw_color",
+	"rgbww_color", "color_temp_kelvin", "current_position", "supported_features", "temperature", "target_temp_low",
+	"target_temp_high", "percentage", "volume_level", "is_volume_muted"}
+
+// EarlierStateOf keeps of s what putting it back needs.
+func EarlierStateOf(s homeassistant.State) EarlierState {
+	e := EarlierState{EntityID: s.EntityID, State: s.State}
+	for _, k := range restoredAttributes {
+		if v, ok := s.Attributes[k]; ok {
+			if e.Attributes == nil {
+				e.Attributes = map[string]any{}
+			}
+			e.Attributes[k] = v
+		}
+	}
+	return e
+}
+
+func undoableService(entityDomain, domain, service string) bool {
+	if domain == "homeassistant" {
+		switch service {
+		case "turn_on", "turn_off", "toggle":
+			domain = entityDomain
+			service = "turn_on"
+		default:
+			return false
+		}
+	}
+	if entityDomain != domain {
+		return false
+	}
+	list := undoableServices[domain]
+	return slices.Contains(list, "*") || slices.Contains(list, service)
+}
+
+// registerServiceUndo tells the audit log how to take the call back: the targets' earlier states,
+// for the domains whose state can be put back, or why it cannot be.
+func registerServiceUndo(c *toolkit.Call, a callServiceArgs, targets []string, before map[string]homeassistant.State, read bool) {
+	if c == nil {
+		return
+	}
+	service := a.Domain + "." + a.Service
+	var ref StateUndo
+	for _, id := range targets {
+		domain, _, _ := strings.Cut(id, ".")
+		s, ok := before[id]
+		if !ok || s.State == "unavailable" || s.State == "unknown" || !undoableService(domain, a.Domain, a.Service) {
+			continue
+		}
+		ref.Entities = append(ref.Entities, EarlierStateOf(s))
+	}
+	switch {
+	case len(ref.Entities) > 0:
+		ids := make([]string, len(ref.Entities))
+		for i, e := range ref.Entities {
+			ids[i] = e.EntityID
+		}
+		note := "Undo puts " + strings.Join(ids, ", ") + " back as before " + service + "."
+		if n := len(targets) - len(ids); n > 0 {
+			note += fmt.Sprintf(" %d other target(s) cannot be put back.", n)
+		}
+		c.Undoable(toolkit.UndoOf(UndoState, ref, note))
+	case len(undoableServices[a.Domain]) == 0 && a.Domain != "homeassistant":
+		c.NotUndoable(service + " cannot be taken back: hamcp restores only lights, switches, fans, covers, climate and media volume.")
+	case len(targets) == 0 || !read:
+		c.NotUndoable("hamcp could not tell which entities " + service + " acted on, or read them before the call, so it cannot put them back.")
+	default:
+		c.NotUndoable("hamcp cannot put back what " + service + " did to " + strings.Join(targets, ", ") + ".")
+	}
 }
 
 // statesOf reads the targets' states before the call: from the mirror, one lookup each, when it is

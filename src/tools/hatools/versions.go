@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hamcp/hamcp/src/confighistory"
@@ -71,7 +72,28 @@ func (d Deps) keep(ctx context.Context, c *toolkit.Call, kind, id, title, change
 		return nil, &toolkit.Error{Code: "not_kept", Message: "hamcp could not keep the earlier version of " + kind + " " + id + ", so it changed nothing: " + err.Error(),
 			Hint: "check the add-on's storage (/data) and its log; nothing an assistant edits is changed without a copy", Changed: new(bool)}
 	}
+	if c != nil {
+		// Every tool that keeps a version is undoable from the panel's Activity page, with no code of its own.
+		c.Undoable(toolkit.UndoOf(UndoConfig, ConfigUndo{Item: v.Item, Version: v.N}, undoNote(v)))
+	}
 	return &kept{d: d, v: v}, nil
+}
+
+// UndoConfig is the type of the undo keep registers: restore a kept version (ConfigUndo).
+const UndoConfig = "config"
+
+// ConfigUndo is the reference of a UndoConfig undo: the item and the version that holds what it was
+// before the change.
+type ConfigUndo struct {
+	Item    string `json:"item"`
+	Version int    `json:"version"`
+}
+
+func undoNote(v confighistory.Version) string {
+	if isNull(v.Config) {
+		return "Undo deletes " + v.Item + ": it did not exist before."
+	}
+	return fmt.Sprintf("Undo puts %s back as it was before (kept version %d).", v.Item, v.N)
 }
 
 // undo forgets the version when the change it was kept for did not happen.
@@ -240,18 +262,12 @@ func restoreConfirm(d Deps) *toolkit.Confirm[configHistoryArgs] {
 			if err != nil {
 				return toolkit.Ask{}, versionError(err, a)
 			}
-			w := newWalk(d)
-			sum := sha256.Sum256(v.Config)
-			w.fact("version", v.Item, hex.EncodeToString(sum[:]))
-			cfg := v.Config
-			if isNull(cfg) {
-				cfg = nil
-			} else if callsPrivilegedJSON(cfg) {
+			if !isNull(v.Config) && callsPrivilegedJSON(v.Config) {
 				return toolkit.Ask{}, toolkit.InvalidArg("version", "calls a service that needs the command permission; restore it through the tool that edits "+k.kind+
 					"s (it asks for that permission) with this version's config from action get", `{"action": "get", "item": "`+a.Item+`"}`)
 			}
-			k.check(ctx, d, w, v.ID(), cfg)
-			if err := w.writable("version"); err != nil {
+			w, cfg, err := checkRestore(ctx, d, k, v)
+			if err != nil {
 				return toolkit.Ask{}, err
 			}
 			always := []sensitive.Class{sensitive.Change}
@@ -263,6 +279,23 @@ func restoreConfirm(d Deps) *toolkit.Confirm[configHistoryArgs] {
 			return w.ask(what, always...)
 		},
 	}
+}
+
+// checkRestore walks what writing v back reaches (§5b rule 2), as writing it would; cfg is v's
+// config, nil when restoring means deleting.
+func checkRestore(ctx context.Context, d Deps, k versionKind, v confighistory.Version) (*walk, json.RawMessage, error) {
+	w := newWalk(d)
+	sum := sha256.Sum256(v.Config)
+	w.fact("version", v.Item, hex.EncodeToString(sum[:]))
+	cfg := v.Config
+	if isNull(cfg) {
+		cfg = nil
+	}
+	k.check(ctx, d, w, v.ID(), cfg)
+	if err := w.writable("version"); err != nil {
+		return nil, nil, err
+	}
+	return w, cfg, nil
 }
 
 // callsPrivilegedJSON reports whether a kept automation or script config calls a service that needs the
@@ -279,22 +312,39 @@ func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "
 
 // restoreVersion keeps what the item is now, then writes the version back.
 func restoreVersion(ctx context.Context, d Deps, c *toolkit.Call, a configHistoryArgs) (configHistoryResult, error) {
-	k, _ := kindOf(a.Item)
 	v, err := d.History.Get(ctx, a.Item, a.Version)
 	if err != nil {
 		return configHistoryResult{}, versionError(err, a)
 	}
+	kept, err := restoreItem(ctx, d, c, v)
+	if err != nil {
+		return configHistoryResult{}, err
+	}
+	out := configHistoryResult{Action: a.Action, Restored: fmt.Sprintf("%s is back at version %d", a.Item, a.Version)}
+	if kept > 0 {
+		out.Undo = map[string]any{"action": "restore", "item": a.Item, "version": kept}
+	}
+	return out, nil
+}
+
+// restoreItem writes v back, keeping what the item is now first (so the restore is undoable too);
+// it returns the version that keeps it, 0 when nothing is kept.
+func restoreItem(ctx context.Context, d Deps, c *toolkit.Call, v confighistory.Version) (int, error) {
+	k, ok := kindOf(v.Item)
+	if !ok {
+		return 0, toolkit.InvalidArg("item", "names no kind hamcp can restore", `"script:morning_lights"`)
+	}
 	id := v.ID()
 	now, title, err := k.read(ctx, d, id)
 	if err != nil {
-		return configHistoryResult{}, haError(err, false, "")
+		return 0, haError(err, false, "")
 	}
 	if title == "" {
 		title = v.Title
 	}
 	kp, err := d.keep(ctx, c, k.kind, id, title, confighistory.Restored, now)
 	if err != nil {
-		return configHistoryResult{}, err
+		return 0, err
 	}
 	cfg := v.Config
 	if isNull(cfg) {
@@ -302,11 +352,83 @@ func restoreVersion(ctx context.Context, d Deps, c *toolkit.Call, a configHistor
 	}
 	if err := k.write(ctx, d, id, cfg); err != nil {
 		kp.undo(ctx)
-		return configHistoryResult{}, haError(err, false, "nothing was restored; read the error, then try again")
+		return 0, haError(err, false, "nothing was restored; read the error, then try again")
 	}
-	out := configHistoryResult{Action: a.Action, Restored: fmt.Sprintf("%s is back at version %d", a.Item, a.Version)}
-	if kp.version() > 0 {
-		out.Undo = map[string]any{"action": "restore", "item": a.Item, "version": kp.version()}
+	return kp.version(), nil
+}
+
+// UndoPlan is what undoing a configuration change will do, for the user to read before it runs.
+type UndoPlan struct {
+	// What says it in plain words ("Undo puts automation:x back as it was before").
+	What string
+	// Sensitive lists what the restored configuration can reach that the user confirms (an unlock, a
+	// garage door); empty when nothing is. Unknown effects count.
+	Sensitive []string
+	// Digest binds a confirmation to this exact effect: the configuration and everything read to decide.
+	Digest string
+}
+
+// PlanConfigUndo reads what restoring ref would write and what that reaches, as writing it would be
+// checked (ha_config_history's restore): the panel shows it and asks when it is sensitive.
+func PlanConfigUndo(ctx context.Context, d Deps, ref ConfigUndo) (UndoPlan, error) {
+	k, v, err := undoVersion(ctx, d, ref)
+	if err != nil {
+		return UndoPlan{}, err
 	}
-	return out, nil
+	w, _, err := checkRestore(ctx, d, k, v)
+	if err != nil {
+		return UndoPlan{}, err
+	}
+	if w.fail != nil {
+		return UndoPlan{}, haError(w.fail, false, "")
+	}
+	p := UndoPlan{What: undoNote(v), Digest: w.digest()}
+	for _, h := range w.hits {
+		what := h.What
+		if what == "" {
+			what = string(h.Class)
+		}
+		if !slices.Contains(p.Sensitive, what) {
+			p.Sensitive = append(p.Sensitive, what)
+		}
+	}
+	if !isNull(v.Config) && callsPrivilegedJSON(v.Config) {
+		p.Sensitive = append(p.Sensitive, "call a service that runs code or changes the system")
+	}
+	return p, nil
+}
+
+// ApplyConfigUndo restores ref for the user named by, keeping what it replaces; the result is the
+// undo of this undo (zero when nothing was kept).
+func ApplyConfigUndo(ctx context.Context, d Deps, ref ConfigUndo, by string) (ConfigUndo, error) {
+	_, v, err := undoVersion(ctx, d, ref)
+	if err != nil {
+		return ConfigUndo{}, err
+	}
+	n, err := restoreItem(ctx, d, &toolkit.Call{Tool: "undo", Client: by}, v)
+	if err != nil {
+		return ConfigUndo{}, err
+	}
+	if n == 0 {
+		return ConfigUndo{}, nil
+	}
+	return ConfigUndo{Item: v.Item, Version: n}, nil
+}
+
+func undoVersion(ctx context.Context, d Deps, ref ConfigUndo) (versionKind, confighistory.Version, error) {
+	if d.History == nil {
+		return versionKind{}, confighistory.Version{}, errors.New("this hamcp keeps no configuration history")
+	}
+	k, ok := kindOf(ref.Item)
+	if !ok || ref.Version <= 0 {
+		return versionKind{}, confighistory.Version{}, fmt.Errorf("%q version %d names nothing hamcp can restore", ref.Item, ref.Version)
+	}
+	v, err := d.History.Get(ctx, ref.Item, ref.Version)
+	if errors.Is(err, confighistory.ErrNotFound) {
+		return versionKind{}, confighistory.Version{}, fmt.Errorf("hamcp no longer keeps version %d of %s (at most %d versions of an item are kept)", ref.Version, ref.Item, confighistory.KeepPerItem)
+	}
+	if err != nil {
+		return versionKind{}, confighistory.Version{}, fmt.Errorf("reading the kept version: %w", err)
+	}
+	return k, v, nil
 }

@@ -5,6 +5,7 @@ package permtools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -63,12 +64,33 @@ func (g Gate) Authorize(ctx context.Context, c *toolkit.Call, summary string) er
 	return &toolkit.Error{Code: "permission_error", Message: "the permission check failed: " + err.Error()}
 }
 
-// Record writes the call to the audit log.
+// Record writes the call to the audit log, with what it changed and how to undo it.
 func (g Gate) Record(ctx context.Context, c *toolkit.Call, summary, outcome string, took time.Duration, detail string) {
 	g.M.Audit(ctx, store.AuditEntry{
 		Time: time.Now().UTC(), SessionID: c.SessionKey, Client: c.Client, Tool: c.Tool, Category: string(c.Category),
 		ArgsSummary: summary, Outcome: outcome, Detail: detail, DurationMS: took.Milliseconds(),
+		Kind: c.Kind, Principal: principal(authn.Caller(ctx, c.TokenInfo())), Undo: undoJSON(c.UndoInfo()),
 	})
+}
+
+// principal names who was signed in, or "" when nobody was (--no-auth).
+func principal(p *authn.Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.String()
+}
+
+// undoJSON is the call's undo as the audit log keeps it; "" when it registered none.
+func undoJSON(u *toolkit.Undo) string {
+	if u == nil {
+		return ""
+	}
+	b, err := json.Marshal(u)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 type permissionsArgs struct{}
@@ -82,6 +104,7 @@ type permissionsResult struct {
 type auditArgs struct {
 	Tool     string `json:"tool,omitempty" jsonschema:"only calls of this tool"`
 	Category string `json:"category,omitempty" jsonschema:"only this permission category" validate:"omitempty,oneof=filesystem database command hub_admin"`
+	Kind     string `json:"kind,omitempty" jsonschema:"only changes of this kind" validate:"omitempty,oneof=device config file database command hub permission"`
 	Outcome  string `json:"outcome,omitempty" jsonschema:"only this outcome, e.g. ok, permission_required, confirmation_required"`
 	Since    string `json:"since,omitempty" jsonschema:"ISO-8601 time; only newer entries" validate:"omitempty,iso8601"`
 	toolkit.Page
@@ -96,6 +119,9 @@ type auditRow struct {
 	Outcome    string `json:"outcome"`
 	Detail     string `json:"detail,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
+	Kind       string `json:"kind,omitempty"`
+	// Undone says the user took the change back in the panel, and when.
+	Undone string `json:"undone,omitempty"`
 }
 
 // Tools returns ha_get_permissions and ha_get_audit_log.
@@ -126,8 +152,9 @@ func getPermissions(m *permission.Manager, st *store.Store) *toolkit.Tool {
 func getAuditLog(m *permission.Manager, st *store.Store) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[auditArgs, toolkit.List[auditRow]]{
 		Name: "ha_get_audit_log", Toolset: SetPermissions, Title: "Audit log",
-		Description: "This session's audit log of privileged calls and permission decisions, newest first (other sessions' are not visible). Filter by tool, category, outcome, since. Paged.",
-		ReadOnly:    true,
+		Description: "This session's audit log, newest first (other sessions' are not visible): every call that changed something, privileged calls and permission decisions, " +
+			"and whether the user undid a change. Filter by tool, kind (device, config, file, database, command, hub, permission), category, outcome, since. Paged.",
+		ReadOnly: true,
 		Handler: func(ctx context.Context, c *toolkit.Call, a auditArgs) (toolkit.List[auditRow], error) {
 			if c.SessionKey == "" {
 				// An empty filter would match every session.
@@ -135,7 +162,7 @@ func getAuditLog(m *permission.Manager, st *store.Store) *toolkit.Tool {
 			}
 			limit, offset := a.Page.Effective()
 			// Always this session's rows: other sessions' rows would hand the model their ids and what they did.
-			q := store.AuditQuery{SessionID: c.SessionKey, Tool: a.Tool, Category: a.Category, Outcome: a.Outcome, Limit: limit, Offset: offset}
+			q := store.AuditQuery{SessionID: c.SessionKey, Tool: a.Tool, Category: a.Category, Kind: a.Kind, Outcome: a.Outcome, Limit: limit, Offset: offset}
 			if a.Since != "" {
 				q.Since, _ = toolkit.ParseTime(a.Since)
 			}
@@ -145,8 +172,12 @@ func getAuditLog(m *permission.Manager, st *store.Store) *toolkit.Tool {
 			}
 			rows := make([]auditRow, 0, len(entries))
 			for _, e := range entries {
-				rows = append(rows, auditRow{Time: e.Time.UTC().Format(time.RFC3339), Client: e.Client, Tool: e.Tool,
-					Category: e.Category, Args: e.ArgsSummary, Outcome: e.Outcome, Detail: e.Detail, DurationMS: e.DurationMS})
+				row := auditRow{Time: e.Time.UTC().Format(time.RFC3339), Client: e.Client, Tool: e.Tool,
+					Category: e.Category, Args: e.ArgsSummary, Outcome: e.Outcome, Detail: e.Detail, DurationMS: e.DurationMS, Kind: e.Kind}
+				if e.Undone() {
+					row.Undone = e.UndoneAt.UTC().Format(time.RFC3339)
+				}
+				rows = append(rows, row)
 			}
 			return toolkit.Window(rows, total, a.Page), nil
 		},

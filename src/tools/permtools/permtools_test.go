@@ -133,6 +133,7 @@ type auditRow struct {
 	Args     string `json:"args"`
 	Outcome  string `json:"outcome"`
 	Detail   string `json:"detail"`
+	Kind     string `json:"kind"`
 }
 
 type auditList struct {
@@ -184,6 +185,12 @@ func TestGetAuditLog(t *testing.T) {
 		}},
 		{"by category", map[string]any{"category": "filesystem", "outcome": "ok"}, func(l auditList) bool {
 			return l.Total == 2 && every(l, func(r auditRow) bool { return r.Category == "filesystem" })
+		}},
+		{"by kind", map[string]any{"kind": "file"}, func(l auditList) bool {
+			return l.Total >= 3 && every(l, func(r auditRow) bool { return r.Kind == "file" })
+		}},
+		{"by kind permission", map[string]any{"kind": "permission"}, func(l auditList) bool {
+			return every(l, func(r auditRow) bool { return r.Kind == "permission" })
 		}},
 		{"since an hour ago", map[string]any{"since": past}, func(l auditList) bool { return l.Total >= 4 }},
 		{"since a time to come", map[string]any{"since": future}, func(l auditList) bool { return l.Total == 0 && l.Count == 0 }},

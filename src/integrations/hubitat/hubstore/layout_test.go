@@ -49,8 +49,13 @@ func TestFileOfEarlierLayoutKeepsEverything(t *testing.T) {
 			t.Errorf("step %d %s: the earlier build recorded %q under that version", m.Version, m.Name, before[m.Version])
 		}
 	}
-	if after := steps(t, path); fmt.Sprint(after) != fmt.Sprint(before) {
-		t.Errorf("schema_migrations changed on open:\nbefore %v\nafter  %v", before, after)
+	// Steps added since (the store's 9) are applied; none recorded before is applied again.
+	after := steps(t, path)
+	for v, was := range before {
+		if after[v] != was {
+			t.Errorf("schema_migrations changed on open:\nbefore %v\nafter  %v", before, after)
+			break
+		}
 	}
 
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)

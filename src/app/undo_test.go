@@ -1,0 +1,227 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/src/config"
+	"github.com/hamcp/hamcp/src/homeassistant"
+	"github.com/hamcp/hamcp/src/panel"
+	"github.com/hamcp/hamcp/src/store"
+)
+
+// undoEnv is an App over the simulated home with an assistant connected in memory.
+type undoEnv struct {
+	a    *App
+	cs   *mcp.ClientSession
+	home *sim.Home
+}
+
+func newUndoEnv(t *testing.T) *undoEnv {
+	t.Helper()
+	home, err := sim.Start(context.Background(), sim.Options{HistoryDays: -1, Seed: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { home.Close() })
+	cfg, err := config.Load(config.Sources{NoOptionsFile: true, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.HAURL, cfg.HAToken, cfg.DataDir, cfg.FSBase = home.URL(), home.Token(), t.TempDir(), home.Sandbox().Root
+	cfg.ToolMode, cfg.PermissionFilesystem = "all", "allow"
+	// The model's confirm=true stands for the user here: what is under test is the undo.
+	cfg.ConfirmTrusted = []string{"change", "garage", "delete"}
+	a, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := a.Builder.Server(false).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "undo-test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return &undoEnv{a: a, cs: cs, home: home}
+}
+
+func (e *undoEnv) call(t *testing.T, tool string, args map[string]any) {
+	t.Helper()
+	res, err := e.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: %s", tool, res.Content[0].(*mcp.TextContent).Text)
+	}
+}
+
+// entry waits for the newest audit entry of tool (the audit writer is asynchronous).
+func (e *undoEnv) entry(t *testing.T, tool string) store.AuditEntry {
+	t.Helper()
+	var got store.AuditEntry
+	testkit.Eventually(t, "the audit entry of "+tool, func() bool {
+		list, _, err := e.a.Store.ListAudit(context.Background(), store.AuditQuery{Tool: tool, Limit: 1})
+		if err != nil || len(list) == 0 {
+			return false
+		}
+		got = list[0]
+		return true
+	})
+	return got
+}
+
+func (e *undoEnv) state(t *testing.T, id string) homeassistant.State {
+	t.Helper()
+	s, err := e.a.HA.State(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var anna = panel.User{ID: "u-anna", Name: "anna", DisplayName: "Anna"}
+
+func TestUndoPutsBackALightAConfigAndAFile(t *testing.T) {
+	e := newUndoEnv(t)
+	ctx := context.Background()
+	lamp := "light.hallway"
+	e.call(t, "ha_call_service", map[string]any{"domain": "light", "service": "turn_on", "entity_id": []string{lamp}, "data": map[string]any{"brightness": 200}})
+	// hamcp reads what a call changes from its live copy of the states: wait for it to see the first.
+	testkit.Eventually(t, "the mirror at brightness 200", func() bool {
+		st, ok := e.a.HA.Mirror().Get(lamp)
+		return ok && st.Attributes["brightness"] == float64(200)
+	})
+	e.call(t, "ha_call_service", map[string]any{"domain": "light", "service": "turn_on", "entity_id": []string{lamp}, "data": map[string]any{"brightness": 30}})
+	e.call(t, "ha_create_automation", map[string]any{"id": "undo_me", "config": map[string]any{"alias": "Original",
+		"triggers": []any{map[string]any{"trigger": "time", "at": "07:00:00"}}, "actions": []any{map[string]any{"action": "light.turn_on", "target": map[string]any{"entity_id": lamp}}}}, "confirm": true})
+	e.call(t, "ha_update_automation", map[string]any{"automation_id": "undo_me", "merge": true, "config": map[string]any{"alias": "Changed"}, "confirm": true})
+	path := filepath.Join(e.home.Sandbox().Root, "config", "undo.txt")
+	e.call(t, "ha_write_file", map[string]any{"path": "/config/undo.txt", "content": "first"})
+	e.call(t, "ha_write_file", map[string]any{"path": "/config/undo.txt", "content": "second"})
+
+	alias := func() string {
+		raw, err := e.a.HA.GetConfigItem(ctx, homeassistant.KindAutomation, "undo_me")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cfg struct{ Alias string }
+		json.Unmarshal(raw, &cfg)
+		return cfg.Alias
+	}
+	for _, tc := range []struct {
+		name   string
+		tool   string
+		kind   string
+		before func() bool // the change is there
+		after  func() bool // the undo put it back
+	}{
+		{"light brightness", "ha_call_service", "device",
+			func() bool { return e.state(t, lamp).Attributes["brightness"] == float64(30) },
+			func() bool { return e.state(t, lamp).Attributes["brightness"] == float64(200) }},
+		{"automation", "ha_update_automation", "config",
+			func() bool { return alias() == "Changed" },
+			func() bool { return alias() == "Original" }},
+		{"file", "ha_write_file", "file",
+			func() bool { b, _ := os.ReadFile(path); return string(b) == "second" },
+			func() bool { b, _ := os.ReadFile(path); return string(b) == "first" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			en := e.entry(t, tc.tool)
+			if en.Kind != tc.kind || en.Undo == "" || en.Undone() {
+				t.Fatalf("entry %+v: want kind %s with an undo", en, tc.kind)
+			}
+			if !tc.before() {
+				t.Fatal("the change is not there before the undo")
+			}
+			res, err := e.a.panelUndo(ctx, en.ID, anna, "")
+			if err != nil || res.Confirm != nil || res.Done == "" {
+				t.Fatalf("undo: %+v, %v", res, err)
+			}
+			if !tc.after() {
+				t.Fatalf("the undo did not put it back: %s; undo %s", res.Done, en.Undo)
+			}
+			got, _ := e.a.Store.GetAudit(ctx, en.ID)
+			if !got.Undone() || got.UndoneBy != "Anna" {
+				t.Errorf("entry after undo: undone %v by %q", got.UndoneAt, got.UndoneBy)
+			}
+			if _, err := e.a.panelUndo(ctx, en.ID, anna, ""); err == nil || !strings.Contains(err.Error(), "already") {
+				t.Errorf("a second undo: %v, want already undone", err)
+			}
+			// The undo is in the log itself, by the panel user, and can be undone in turn.
+			undo := e.entry(t, "undo")
+			if undo.Principal != "Anna" || undo.Kind != tc.kind || undo.Outcome != store.OutcomeOK || undo.Undo == "" {
+				t.Fatalf("the undo's own entry: %+v", undo)
+			}
+			if _, err := e.a.panelUndo(ctx, undo.ID, anna, ""); err != nil {
+				t.Fatalf("undoing the undo: %v", err)
+			}
+			if !tc.before() {
+				t.Error("undoing the undo did not bring the change back")
+			}
+		})
+	}
+}
+
+// Undoing something that moves a garage door is confirmed first, and the yes covers that effect only.
+func TestUndoOfSensitiveIsConfirmed(t *testing.T) {
+	e := newUndoEnv(t)
+	ctx := context.Background()
+	door := "cover.garage_door"
+	e.call(t, "ha_call_service", map[string]any{"domain": "cover", "service": "open_cover", "entity_id": []string{door}, "confirm": true})
+	testkit.Eventually(t, "the door open", func() bool { s := e.state(t, door).State; return s == "open" || s == "opening" })
+	en := e.entry(t, "ha_call_service")
+	res, err := e.a.panelUndo(ctx, en.ID, anna, "")
+	if err != nil || res.Confirm == nil || !strings.Contains(res.Confirm.Question, "close "+door) || res.Confirm.Digest == "" {
+		t.Fatalf("first press: %+v, %v; want a question naming the door", res, err)
+	}
+	if s := e.state(t, door).State; s == "closed" || s == "closing" {
+		t.Fatal("the door moved before the user said yes")
+	}
+	if res, err := e.a.panelUndo(ctx, en.ID, anna, "not-the-digest"); err != nil || res.Confirm == nil {
+		t.Fatalf("a yes to another effect: %+v, %v; want the question again", res, err)
+	}
+	if res, err := e.a.panelUndo(ctx, en.ID, anna, res.Confirm.Digest); err != nil || res.Done == "" {
+		t.Fatalf("confirmed: %+v, %v", res, err)
+	}
+	testkit.Eventually(t, "the door closed", func() bool { s := e.state(t, door).State; return s == "closed" || s == "closing" })
+	if undo := e.entry(t, "undo"); !strings.Contains(undo.Detail, "confirmed") {
+		t.Errorf("the undo's entry does not say it was confirmed: %+v", undo)
+	}
+}
+
+// What cannot be undone says why, and changes nothing.
+func TestUndoRefusesWhatItCannotTakeBack(t *testing.T) {
+	e := newUndoEnv(t)
+	ctx := context.Background()
+	e.call(t, "ha_call_service", map[string]any{"domain": "notify", "service": "persistent_notification", "data": map[string]any{"message": "hi"}})
+	en := e.entry(t, "ha_call_service")
+	if en.Kind != "device" {
+		t.Fatalf("kind %q", en.Kind)
+	}
+	_, err := e.a.panelUndo(ctx, en.ID, anna, "")
+	if err == nil || !strings.Contains(err.Error(), "cannot be undone") {
+		t.Fatalf("undo of a notification: %v, want it refused with the reason", err)
+	}
+	if _, err := e.a.panelUndo(ctx, 987654, anna, ""); err == nil {
+		t.Error("undo of an unknown entry succeeded")
+	}
+	if got, _ := e.a.Store.GetAudit(ctx, en.ID); got.Undone() {
+		t.Error("a refused undo marked the entry undone")
+	}
+}
