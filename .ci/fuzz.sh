@@ -62,6 +62,9 @@ guards=(
   "./dev/sim/home FuzzValidateHelper"
   "./src/toolkit FuzzListOfOne"
   "./src/tools/hatools FuzzScopeArgs"
+  "./src/toolkit FuzzSummarize"
+  "./src/app FuzzPublicURLProblems"
+  "./src/panel FuzzActivityTimeRange"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT

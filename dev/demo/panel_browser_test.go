@@ -353,6 +353,11 @@ func TestPanelLooksRightEverywhere(t *testing.T) {
 		t.Fatal(err)
 	}
 	callJSON(t, other, "ha_read_file", map[string]any{"path": "/config/configuration.yaml"}, nil)
+	// A change Activity can undo.
+	if res := callJSON(t, other, "ha_call_service", map[string]any{"domain": "light", "service": "turn_on",
+		"entity_id": "light.living_room_lamp", "data": map[string]any{"brightness_pct": 40}}, nil); res.IsError {
+		t.Fatalf("light: %s", text(res))
+	}
 	link, _ := te.Details["approval_url"].(string)
 	_, linkSecret, ok := strings.Cut(link, "?r=")
 	if !ok || len(linkSecret) < 32 {
@@ -425,8 +430,14 @@ func TestPanelLooksRightEverywhere(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("panel-%s-%s-%s.png", pg.name, size.name, scheme)), shot, 0o644); err != nil {
+				name := fmt.Sprintf("panel-%s-%s-%s.png", pg.name, size.name, scheme)
+				if err := os.WriteFile(filepath.Join(dir, name), shot, 0o644); err != nil {
 					t.Fatal(err)
+				}
+				if docsImages[name] && os.Getenv("UPDATE_SCREENSHOTS") == "1" {
+					if err := os.WriteFile(filepath.Join("..", "..", "docs", "images", name), shot, 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 		}
@@ -442,6 +453,10 @@ func TestPanelLooksRightEverywhere(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", dir)
 }
+
+// docsImages are the screenshots DOCS.md shows; UPDATE_SCREENSHOTS=1 writes them into docs/images.
+var docsImages = map[string]bool{"panel-connect-desktop-light.png": true, "panel-approvals-phone-dark.png": true,
+	"panel-activity-desktop-light.png": true, "panel-status-desktop-dark.png": true}
 
 // colorScheme makes the page see prefers-color-scheme: scheme.
 func colorScheme(scheme string) chromedp.Action[chromedp.Void] {

@@ -193,6 +193,8 @@ func (p *Panel) row(e store.AuditEntry) auditRow {
 	case e.Undone() || e.Kind == "":
 	case e.Outcome != store.OutcomeOK:
 		row.UndoNote = "Nothing to undo: the call did not succeed."
+	case u.Read:
+		row.UndoNote = "Nothing to undo: it only read."
 	case u.Type != "" && p.o.Undo != nil:
 		row.CanUndo, row.UndoNote = true, u.Note
 	case u.Note != "" && u.Type == "":

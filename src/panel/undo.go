@@ -35,6 +35,7 @@ type UndoConfirm struct {
 type undoInfo struct {
 	Type string `json:"type"`
 	Note string `json:"note"`
+	Read bool   `json:"read"` // the call only read
 }
 
 func parseUndo(raw string) undoInfo {

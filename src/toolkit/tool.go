@@ -314,6 +314,9 @@ func (env *Env) record(ctx context.Context, t *Tool, c *Call, summary, outcome s
 	if !t.readOnly || c.Category != "" || c.Confirmed != "" {
 		c.Kind = kindOf(t.kind, c.Category, t.toolset)
 	}
+	if t.readOnly {
+		c.undo.Store(&Undo{Read: true}) // nothing to undo: Activity says it only read
+	}
 	detail := ""
 	if terr != nil {
 		detail = terr.Error()

@@ -13,6 +13,9 @@ type Undo struct {
 	Type string          `json:"type,omitempty"`
 	Ref  json.RawMessage `json:"ref,omitempty"`
 	Note string          `json:"note,omitempty"`
+	// Read marks a call that changed nothing (a read recorded because it needed a permission, or
+	// because audit_reads is on): there is nothing to undo, and nothing to apologise for.
+	Read bool `json:"read,omitempty"`
 }
 
 // Possible reports whether the change can be undone.

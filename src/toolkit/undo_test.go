@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,8 +98,11 @@ func TestAuditRecordsEveryChangeWithKindAndUndo(t *testing.T) {
 			if got[0].kind != tc.kind {
 				t.Errorf("%s: kind %q, want %q", tc.tool, got[0].kind, tc.kind)
 			}
-			if (got[0].undo != nil) != tc.undo {
-				t.Errorf("%s (fail=%v): undo %+v, want present=%v", tc.tool, tc.fail, got[0].undo, tc.undo)
+			if (got[0].undo != nil && got[0].undo.Possible()) != tc.undo {
+				t.Errorf("%s (fail=%v): undo %+v, want possible=%v", tc.tool, tc.fail, got[0].undo, tc.undo)
+			}
+			if read := strings.HasPrefix(tc.tool, "t_read"); read != (got[0].undo != nil && got[0].undo.Read) {
+				t.Errorf("%s: undo %+v, want marked as a read: %v", tc.tool, got[0].undo, read)
 			}
 			if tc.undo && (got[0].undo.Type != "state" || string(got[0].undo.Ref) != `{"light.a":"off"}`) {
 				t.Errorf("%s: undo %+v", tc.tool, got[0].undo)

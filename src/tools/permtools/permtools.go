@@ -69,16 +69,8 @@ func (g Gate) Record(ctx context.Context, c *toolkit.Call, summary, outcome stri
 	g.M.Audit(ctx, store.AuditEntry{
 		Time: time.Now().UTC(), SessionID: c.SessionKey, Client: c.Client, Tool: c.Tool, Category: string(c.Category),
 		ArgsSummary: summary, Outcome: outcome, Detail: detail, DurationMS: took.Milliseconds(),
-		Kind: c.Kind, Principal: principal(authn.Caller(ctx, c.TokenInfo())), Undo: undoJSON(c.UndoInfo()),
+		Kind: c.Kind, Principal: SignIn(authn.Caller(ctx, c.TokenInfo())), Undo: undoJSON(c.UndoInfo()),
 	})
-}
-
-// principal names who was signed in, or "" when nobody was (--no-auth).
-func principal(p *authn.Principal) string {
-	if p == nil {
-		return ""
-	}
-	return p.String()
 }
 
 // undoJSON is the call's undo as the audit log keeps it; "" when it registered none.
