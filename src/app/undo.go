@@ -182,7 +182,7 @@ func (a *App) planStateUndo(ctx context.Context, raw json.RawMessage) (undoPlan,
 		isSensitive[s.EntityID] = true
 	}
 	var calls []serviceCall
-	var whats, asks []string
+	var whats, touches []string
 	var now []hatools.EarlierState
 	for _, e := range ref.Entities {
 		// Every entity is read and every call worked out before the first runs: one that cannot be
@@ -199,14 +199,32 @@ func (a *App) planStateUndo(ctx context.Context, raw json.RawMessage) (undoPlan,
 		whats = append(whats, what)
 		now = append(now, hatools.EarlierStateOf(cur))
 		if isSensitive[e.EntityID] {
-			asks = append(asks, what)
+			touches = append(touches, what)
 		}
 	}
 	plan := undoPlan{what: "Put back: " + strings.Join(whats, "; ") + "."}
-	if len(asks) > 0 {
+	// What the calls reach is decided as ha_call_service decides it: a sensitive entity, or a script
+	// or one of the user's automations the change starts. Not knowing is not a reason to go ahead.
+	hc := make([]hatools.ServiceCall, 0, len(calls))
+	for _, c := range calls {
+		id, _ := c.Data["entity_id"].(string)
+		hc = append(hc, hatools.ServiceCall{Domain: c.Domain, Service: c.Service, EntityID: id, Data: c.Data})
+	}
+	ask, err := hatools.CallsAsk(ctx, d, "Undo will "+strings.Join(whats, "; ")+".", hc)
+	if err != nil {
+		return undoPlan{}, fmt.Errorf("hamcp could not tell what this undo would reach, so it changed nothing: %w", err)
+	}
+	// Moving a sensitive entity either way (closing the garage the assistant opened) is the user's
+	// call too, even where the move itself is harmless.
+	switch {
+	case len(ask.Classes) > 0:
+		plan.question = ask.Question + " Undo?"
+	case len(touches) > 0:
+		plan.question = "Undo will " + strings.Join(touches, "; ") + ". Undo?"
+	}
+	if plan.question != "" {
 		sum, _ := json.Marshal(calls)
-		h := sha256.Sum256(sum)
-		plan.question = "Undo will " + strings.Join(asks, "; ") + ". Undo?"
+		h := sha256.Sum256(append(sum, ask.Digest...))
 		plan.digest = hex.EncodeToString(h[:16])
 	}
 	plan.apply = func(ctx context.Context, by string) (toolkit.Undo, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/homeassistant"
 	"github.com/hamcp/hamcp/src/panel"
+	"github.com/hamcp/hamcp/src/permission"
 	"github.com/hamcp/hamcp/src/store"
 )
 
@@ -223,5 +225,52 @@ func TestUndoRefusesWhatItCannotTakeBack(t *testing.T) {
 	}
 	if got, _ := e.a.Store.GetAudit(ctx, en.ID); got.Undone() {
 		t.Error("a refused undo marked the entry undone")
+	}
+}
+
+// An undo that looks harmless but starts one of the user's automations that unlocks a door is asked
+// about first, as ha_call_service's own call would be: the user's yes in the panel covers what the
+// undo reaches, not only the entity it names.
+func TestUndoThatStartsAnUnlockIsConfirmed(t *testing.T) {
+	e := newUndoEnv(t)
+	ctx := context.Background()
+	// The user's automation: when guest mode turns off, unlock the front door.
+	body := `{"alias": "Guests leave", "triggers": [{"trigger": "state", "entity_id": "input_boolean.guest_mode", "to": "off"}],
+		"actions": [{"action": "lock.unlock", "target": {"entity_id": "lock.front_door"}}]}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, e.home.URL()+"/api/config/automation/config/guests_leave", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+e.home.Token())
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("saving the user's automation: HTTP %d", resp.StatusCode)
+	}
+	if e.state(t, "input_boolean.guest_mode").State != "off" {
+		e.call(t, "ha_call_service", map[string]any{"domain": "input_boolean", "service": "turn_off", "entity_id": "input_boolean.guest_mode"})
+	}
+	// Turning it on may start the automation too, so the user approves that call once in the panel.
+	on := map[string]any{"domain": "input_boolean", "service": "turn_on", "entity_id": "input_boolean.guest_mode"}
+	res0, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "ha_call_service", Arguments: on})
+	if err != nil || !res0.IsError {
+		t.Fatalf("turning guest mode on was not asked about: %v", err)
+	}
+	pending := e.a.Permissions.Pending()
+	if len(pending) != 1 {
+		t.Fatalf("want one confirmation waiting, got %+v", pending)
+	}
+	if err := e.a.Permissions.Approve(ctx, pending[0].ID, permission.Approver{Via: permission.ViaPanel, UserID: "anna", Name: "Anna"}); err != nil {
+		t.Fatal(err)
+	}
+	e.call(t, "ha_call_service", on)
+	en := e.entry(t, "ha_call_service")
+	res, err := e.a.panelUndo(ctx, en.ID, anna, "")
+	if err != nil || res.Confirm == nil || !strings.Contains(res.Confirm.Question, "lock.front_door") {
+		t.Fatalf("undo of guest mode: %+v, %v; want a question naming the door the user's automation unlocks", res, err)
+	}
+	if e.state(t, "input_boolean.guest_mode").State != "on" {
+		t.Fatal("guest mode changed before the user said yes")
 	}
 }
