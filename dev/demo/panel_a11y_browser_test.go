@@ -81,7 +81,7 @@ func TestPanelIsAccessibleEverywhere(t *testing.T) {
 		{"approvals", panelURL + "approvals", `document.querySelectorAll('#pending article').length === 1`},
 		{"clients", panelURL + "clients", `!!document.querySelector('h1')`},
 		{"activity", panelURL + "activity", `document.querySelectorAll('#audit tr.entry').length > 0`},
-		{"status", panelURL + "status", `!!document.getElementById('version')`},
+		{"status", panelURL + "status", `!!document.getElementById('version') && document.body.innerText.includes('Hubitat')`},
 		{"404", panelURL + "no/such/page", `!!document.getElementById('back')`},
 	}
 	for _, v := range variants {
@@ -195,6 +195,7 @@ func TestPanelTimesAreLocal(t *testing.T) {
 	plain := sessionClient(t, e, nil)
 	asToolError(t, callJSON(t, plain, "ha_execute_command", map[string]any{"command": "uptime"}, nil))
 	within(t, tab, 20*time.Second, chromedp.Navigate(e.d.Info.PanelURL+"activity"), chromedp.WaitVisible(`#audit`))
+	waitJS(t, tab, "the script's local times", `!!document.querySelector('#audit time[title]')`)
 	got, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => { const t = document.querySelector('#audit time');
 		const d = new Date(t.getAttribute('datetime'));
 		const local = d.toLocaleString(undefined, {dateStyle: 'medium', timeStyle: 'medium'});

@@ -64,7 +64,7 @@ func TestPanelWordsSayWhatHappens(t *testing.T) {
 		t.Errorf("a category request is not worded as one:\n%s", shown)
 	}
 	press(t, tab, `#pending article:last-of-type button[data-action="approve"]`)
-	waitJS(t, tab, "the grant", `!!document.querySelector('tr.grant[data-category="command"]')`)
+	waitJS(t, tab, "the grant, its time shown locally", `!!document.querySelector('tr.grant[data-category="command"] time[title]')`)
 	row, _ := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('tr.grant[data-category="command"]').innerText`))
 	if !strings.Contains(row, "demo-test/1") || !strings.Contains(row, "now") && !strings.Contains(row, "ago") {
 		t.Errorf("the Granted row does not name the client and when: %q", row)

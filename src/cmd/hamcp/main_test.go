@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,7 +82,7 @@ func TestCLI(t *testing.T) {
 			want: []string{"--demo", "--read-only", "--shutdown-grace DURATION", "--ha-url"},
 			not:  []string{"--listen", "--rate-limit", "--allowed-origins", "--external-url", "--trusted-proxies", "--body-limit-kb"}},
 		{name: "demo help shows the demo's defaults", args: []string{"demo", "--help"},
-			want: []string{"(default 127.0.0.1:8099)", "--conformance", "--no-auth", "--rate-limit 0 turns them off"},
+			want: []string{"(default 127.0.0.1:8099)", "--conformance", "--no-auth", "--rate-limit 0 turns them off", "--panel-listen VALUE"},
 			not:  []string{"(default :8099)", "/data", "--ha-url", "--ha-token", "--supervisor-token"}},
 		{name: "bool flag alone", args: []string{"stdio", "--read-only", "--ha-url", "x"}, code: 1,
 			want: []string{`flag --ha-url: "x" must be an http:// or https:// URL`}, not: []string{"flag needs an argument"}},
@@ -97,6 +98,8 @@ func TestCLI(t *testing.T) {
 			want: []string{"unknown flag --listen; run 'hamcp stdio --help'"}},
 		{name: "missing value", args: []string{"serve", "--listen"}, code: 1, want: []string{"a value is missing after --listen"}},
 		{name: "stray argument", args: []string{"demo", "now"}, code: 1, want: []string{`unexpected argument "now"`}},
+		{name: "the demo's panel stays on this machine", args: []string{"demo", "--listen", "127.0.0.1:0", "--panel-listen", "0.0.0.0:8098"}, code: 1,
+			want: []string{`flag --panel-listen "0.0.0.0:8098": give a loopback address`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -180,6 +183,13 @@ func TestStdioAnswersEverythingItRead(t *testing.T) {
 // and the banner says how to turn the rate limit off.
 func TestDemoBanner(t *testing.T) {
 	t.Parallel()
+	// A port free a moment ago, for --panel-listen.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	panelAddr := ln.Addr().String()
+	ln.Close()
 	tests := []struct {
 		name      string
 		args      []string
@@ -189,6 +199,7 @@ func TestDemoBanner(t *testing.T) {
 			"behind hamcp_search_tools (tool_mode auto; --tool-mode all lists them all)"}, []string{"Bearer"}},
 		{"every tool listed", []string{"--no-auth", "--tool-mode", "all"}, []string{"all listed (tool_mode all)"}, []string{"hamcp_search_tools"}},
 		{"token, no rate limit", []string{"--rate-limit", "0"}, []string{"-H 'Authorization: Bearer ey", "Rate limit       off"}, []string{"Bearer  ", "Bearer '"}},
+		{"panel on a chosen port", []string{"--no-auth", "--panel-listen", panelAddr}, []string{"hamcp panel      http://" + panelAddr + "/"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
