@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -239,13 +240,8 @@ func healthDetail(d any) string {
 		}
 		return fmt.Sprint(d)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, 0, len(keys))
-	for _, k := range keys {
+	parts := make([]string, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		v := m[k]
 		if t, ok := v.(time.Time); ok {
 			v = t.UTC().Format("2006-01-02 15:04 UTC")

@@ -165,24 +165,11 @@ var checkClient = &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*ht
 
 // checkHealth asks /mcp/health, the unauthenticated status endpoint, and wants its 200.
 func checkHealth(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := checkClient.Do(req)
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return errors.New("no answer in time")
-		}
-		return errors.New("cannot connect")
-	}
-	defer resp.Body.Close()
 	var h struct {
 		Status string `json:"status"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&h); err != nil || resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("answered HTTP %d, not hamcp's health", resp.StatusCode)
+	if err := getJSON(ctx, checkClient, url, &h); err != nil {
+		return err
 	}
 	if h.Status != "ok" {
 		return fmt.Errorf("hamcp answers, status %q", h.Status)

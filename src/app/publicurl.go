@@ -140,10 +140,10 @@ func getJSON(ctx context.Context, client *http.Client, u string, v any) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered HTTP %d, not hamcp's metadata: does the proxy forward /.well-known/ to the add-on?", u, resp.StatusCode)
+		return fmt.Errorf("%s answered HTTP %d, not hamcp: does the address (or its proxy) forward this path to the add-on?", u, resp.StatusCode)
 	}
 	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(v); err != nil {
-		return fmt.Errorf("%s did not answer with hamcp's metadata (JSON)", u)
+		return fmt.Errorf("%s did not answer with hamcp's JSON", u)
 	}
 	return nil
 }

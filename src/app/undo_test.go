@@ -73,13 +73,36 @@ func (e *undoEnv) call(t *testing.T, tool string, args map[string]any) {
 	}
 }
 
-// entry waits for the newest audit entry of tool (the audit writer is asynchronous).
+// entry waits for the newest successful audit entry of tool (the audit writer is asynchronous).
 func (e *undoEnv) entry(t *testing.T, tool string) store.AuditEntry {
+	t.Helper()
+	return e.nth(t, tool, 1)
+}
+
+// nth waits until tool has n successful entries and returns the newest: after two calls of a tool,
+// the first one's entry may be the newest for a moment.
+func (e *undoEnv) nth(t *testing.T, tool string, n int) store.AuditEntry {
+	t.Helper()
+	var got store.AuditEntry
+	testkit.Eventually(t, "the audit entries of "+tool, func() bool {
+		list, total, err := e.a.Store.ListAudit(context.Background(), store.AuditQuery{Tool: tool, Outcome: store.OutcomeOK, Limit: 1})
+		if err != nil || len(list) == 0 || total < n {
+			return false
+		}
+		got = list[0]
+		return true
+	})
+	return got
+}
+
+// entryWhere waits until the newest successful entry of tool is the one ok recognises: an earlier
+// call's entry may be the newest for a moment.
+func (e *undoEnv) entryWhere(t *testing.T, tool string, ok func(store.AuditEntry) bool) store.AuditEntry {
 	t.Helper()
 	var got store.AuditEntry
 	testkit.Eventually(t, "the audit entry of "+tool, func() bool {
-		list, _, err := e.a.Store.ListAudit(context.Background(), store.AuditQuery{Tool: tool, Limit: 1})
-		if err != nil || len(list) == 0 {
+		list, _, err := e.a.Store.ListAudit(context.Background(), store.AuditQuery{Tool: tool, Outcome: store.OutcomeOK, Limit: 1})
+		if err != nil || len(list) == 0 || !ok(list[0]) {
 			return false
 		}
 		got = list[0]
@@ -129,22 +152,23 @@ func TestUndoPutsBackALightAConfigAndAFile(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		tool   string
+		calls  int // of tool so far
 		kind   string
 		before func() bool // the change is there
 		after  func() bool // the undo put it back
 	}{
-		{"light brightness", "ha_call_service", "device",
+		{"light brightness", "ha_call_service", 2, "device",
 			func() bool { return e.state(t, lamp).Attributes["brightness"] == float64(30) },
 			func() bool { return e.state(t, lamp).Attributes["brightness"] == float64(200) }},
-		{"automation", "ha_update_automation", "config",
+		{"automation", "ha_update_automation", 1, "config",
 			func() bool { return alias() == "Changed" },
 			func() bool { return alias() == "Original" }},
-		{"file", "ha_write_file", "file",
+		{"file", "ha_write_file", 2, "file",
 			func() bool { b, _ := os.ReadFile(path); return string(b) == "second" },
 			func() bool { b, _ := os.ReadFile(path); return string(b) == "first" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			en := e.entry(t, tc.tool)
+			en := e.nth(t, tc.tool, tc.calls)
 			if en.Kind != tc.kind || en.Undo == "" || en.Undone() {
 				t.Fatalf("entry %+v: want kind %s with an undo", en, tc.kind)
 			}
@@ -265,7 +289,7 @@ func TestUndoThatStartsAnUnlockIsConfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.call(t, "ha_call_service", on)
-	en := e.entry(t, "ha_call_service")
+	en := e.entryWhere(t, "ha_call_service", func(a store.AuditEntry) bool { return strings.Contains(a.ArgsSummary, "turn_on") })
 	res, err := e.a.panelUndo(ctx, en.ID, anna, "")
 	if err != nil || res.Confirm == nil || !strings.Contains(res.Confirm.Question, "lock.front_door") {
 		t.Fatalf("undo of guest mode: %+v, %v; want a question naming the door the user's automation unlocks", res, err)

@@ -3,6 +3,7 @@ package toolkit
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,13 +85,8 @@ func summaryValue(key string, v any, depth int) string {
 		if depth > 0 || len(x) > 4 {
 			return fmt.Sprintf("{%d fields}", len(x))
 		}
-		names := make([]string, 0, len(x))
-		for k := range x {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		parts := make([]string, 0, len(names))
-		for _, k := range names {
+		parts := make([]string, 0, len(x))
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			parts = append(parts, k+": "+summaryValue(k, x[k], depth+1))
 		}
 		return clip("{"+strings.Join(parts, ", ")+"}", summaryValueMax)
