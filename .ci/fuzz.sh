@@ -4,7 +4,7 @@
 # redirects, HA's wire frames). FUZZ_ALL=1 runs every fuzz target in the tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs="${FUZZ_SECONDS:-4}"
+secs="${FUZZ_SECONDS:-3}"
 guards=(
   "./src/fsguard FuzzResolve"
   "./src/fsguard FuzzPrivatePaths"
