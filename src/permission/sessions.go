@@ -53,10 +53,10 @@ func isTokenKey(key string) bool { return strings.HasPrefix(key, tokenPrefix) }
 
 type session struct {
 	client, signIn string // who the session's calls came from, as last seen: the panel names them
-	grants    map[Category]Grant
-	denied    map[Category]string // reason, for the rest of the session
-	pending   map[Category]*pendingReq
-	eliciting map[Category]chan struct{} // closed when the one in-flight elicitation ends
+	grants         map[Category]Grant
+	denied         map[Category]string // reason, for the rest of the session
+	pending        map[Category]*pendingReq
+	eliciting      map[Category]chan struct{} // closed when the one in-flight elicitation ends
 }
 
 func newSession() *session {

@@ -339,4 +339,3 @@ func rawArgs(req *mcp.CallToolRequest) (map[string]any, error) {
 	}
 	return args, nil
 }
-
