@@ -48,8 +48,8 @@ type Options struct {
 	HTTPClient    *http.Client
 	// EntityName is an entity's friendly name ("" when unknown), so a request says which door.
 	EntityName func(id string) string
-	Logger        *slog.Logger
-	Now           func() time.Time
+	Logger     *slog.Logger
+	Now        func() time.Time
 }
 
 // Page is the approval page. Links work once Start has told it where it is reached.
@@ -234,7 +234,7 @@ func (p *Page) decide(c echo.Context) error {
 	if action != "approve" && action != "deny" {
 		return p.errorPage(c, http.StatusBadRequest, "Answer refused", "Choose Approve or Deny.")
 	}
-	p.drop(v.id) // one answer per login
+	p.drop(v.id)                                   // one answer per login
 	req, _ := p.o.Manager.PendingByID(v.requestID) // its kind words the answer
 	by := permission.Approver{Via: permission.ViaPage, UserID: v.user.ID, Name: v.user.Name}
 	var err error

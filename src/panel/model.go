@@ -46,7 +46,7 @@ type Check struct {
 	Local bool
 	// How says how and from where it is checked, shown beside the result.
 	How string
-	Run    func(ctx context.Context) error
+	Run func(ctx context.Context) error
 }
 
 // SSHKey is one authorized SSH key, as the panel may show it: never the key itself.

@@ -3,7 +3,6 @@ package toolkit
 import (
 	"context"
 	"fmt"
-	"sort"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -175,13 +174,4 @@ func (c *Call) Session() *mcp.ServerSession {
 		return nil
 	}
 	return c.req.Session
-}
-
-func keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
