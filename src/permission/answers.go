@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // The words for what an answer did live here, once, so the panel, the approval page and the
@@ -72,9 +73,30 @@ func NameEntities(summary string, name func(id string) string) string {
 		return summary
 	}
 	return entityID.ReplaceAllStringFunc(summary, func(id string) string {
-		if n := strings.TrimSpace(name(id)); n != "" && n != id {
+		if n := cleanName(name(id)); n != "" && n != id {
 			return n + " (" + id + ")"
 		}
 		return id
 	})
+}
+
+// maxName bounds a friendly name on a card.
+const maxName = 60
+
+// cleanName makes a friendly name safe to show beside its id. The name is text an assistant may have
+// set (renaming an entity): control and bidirectional-override characters would let it reorder or
+// hide the id that follows, so they go, and a long name is clipped.
+func cleanName(n string) string {
+	n = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsControl(r), unicode.Is(unicode.Bidi_Control, r), r == '\u200b', r == '\ufeff':
+			return -1
+		}
+		return r
+	}, n)
+	n = strings.Join(strings.Fields(n), " ")
+	if r := []rune(n); len(r) > maxName {
+		n = string(r[:maxName-1]) + "…"
+	}
+	return n
 }
