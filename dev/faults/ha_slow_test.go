@@ -24,7 +24,10 @@ import (
 // tests wait until the serial ones are done).
 func TestHASlowOrFailing(t *testing.T) {
 	const (
-		timeout = 300 * time.Millisecond // each call to HA (app.Options.HATimeout)
+		// Each call to HA (app.Options.HATimeout): short enough that the test does not crawl, long
+		// enough that a healthy (or quickly failing) HA answers a burst within it on a busy 2-core
+		// machine — at 300 ms a loaded CI turned the 500s into timeouts.
+		timeout = 2 * time.Second
 		burst   = 8                      // calls of each kind at once
 		slack   = 2                      // goroutines at work that may come and go on their own
 		// How late the slow HA answers: far beyond the timeout, so a call that took this long
