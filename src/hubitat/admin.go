@@ -83,6 +83,20 @@ func (c *Client) Admin(ctx context.Context, method, path string, form url.Values
 }
 
 func (c *Client) admin(ctx context.Context, method, pathQuery string, form url.Values, timeout time.Duration) (AdminReply, error) {
+	return c.adminSend(ctx, method, pathQuery, formPayload(form), timeout)
+}
+
+// AdminJSON POSTs v as a JSON body to an admin route (the saveOrUpdateJson family), with the
+// same Hub Security handling as Admin.
+func (c *Client) AdminJSON(ctx context.Context, path string, v any) (AdminReply, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return AdminReply{}, err
+	}
+	return c.adminSend(ctx, http.MethodPost, path, &payload{body: b, ctype: "application/json"}, c.callTimeout)
+}
+
+func (c *Client) adminSend(ctx context.Context, method, pathQuery string, p *payload, timeout time.Duration) (AdminReply, error) {
 	path, rawQuery, _ := strings.Cut(pathQuery, "?")
 	if !strings.HasPrefix(path, "/") || strings.Contains(path, "..") || strings.HasPrefix(path, "/apps/api/") {
 		return AdminReply{}, fmt.Errorf("hubitat admin path %q must be a hub route such as /hub/advanced/freeOSMemory", clean(path))
@@ -98,7 +112,7 @@ func (c *Client) admin(ctx context.Context, method, pathQuery string, form url.V
 				return AdminReply{}, err
 			}
 		}
-		r, err := c.do(ctx, method, path, query, form, cookie, timeout)
+		r, err := c.send(ctx, method, path, query, p, cookie, timeout)
 		if err != nil {
 			return AdminReply{}, err
 		}
@@ -326,8 +340,40 @@ func codeArgs(kind CodeKind, id string) error {
 	return nil
 }
 
-// InstallCode creates new app or driver code (/app/save, /driver/save) and returns its id, read
-// from the redirect to the editor.
+// saveReply is /app|driver/saveOrUpdateJson's answer: {success, id, message[, version]}, the
+// compiler's error riding in message (upstream's toolInstallItem and toolUpdateItem read it so).
+type saveReply struct {
+	Success      bool            `json:"success"`
+	ID           json.RawMessage `json:"id"`
+	Message      string          `json:"message"`
+	ErrorMessage string          `json:"errorMessage"`
+	Version      json.RawMessage `json:"version"`
+}
+
+// saveCode posts {id, source, version} to /app|driver/saveOrUpdateJson, the route firmware
+// 2.5's code editor uses: id null creates, a number updates in place. (The older form routes,
+// /app/save and /app/ajax/update, return an HTML page and create nothing on 2.5.)
+func (c *Client) saveCode(ctx context.Context, kind CodeKind, id any, source string, version int64) (saveReply, error) {
+	path := "/" + string(kind) + "/saveOrUpdateJson"
+	r, err := c.AdminJSON(ctx, path, map[string]any{"id": id, "source": source, "version": version})
+	if err != nil {
+		return saveReply{}, err
+	}
+	var w saveReply
+	if r.JSON == nil || json.Unmarshal(r.JSON, &w) != nil {
+		return saveReply{}, fmt.Errorf("hubitat %s: unexpected reply %q", path, clean(r.Text))
+	}
+	if !w.Success {
+		msg := w.Message
+		if msg == "" {
+			msg = w.ErrorMessage
+		}
+		return saveReply{}, fmt.Errorf("hubitat refused the %s code: %s", kind, clean(msg))
+	}
+	return w, nil
+}
+
+// InstallCode creates new app or driver code and returns its id.
 func (c *Client) InstallCode(ctx context.Context, kind CodeKind, source string) (string, error) {
 	if err := codeArgs(kind, "0"); err != nil {
 		return "", err
@@ -335,18 +381,14 @@ func (c *Client) InstallCode(ctx context.Context, kind CodeKind, source string) 
 	if strings.TrimSpace(source) == "" {
 		return "", errors.New("source is empty: give the Groovy code to install")
 	}
-	form := url.Values{"id": {""}, "version": {""}, "create": {""}, "source": {source}}
-	r, err := c.Admin(ctx, http.MethodPost, "/"+string(kind)+"/save", form)
+	w, err := c.saveCode(ctx, kind, nil, source, 1)
 	if err != nil {
 		return "", err
 	}
-	marker := "/" + string(kind) + "/editor/"
-	if i := strings.LastIndex(r.Location, marker); i >= 0 {
-		if id := strings.TrimRight(r.Location[i+len(marker):], "/"); allDigits(id) {
-			return id, nil
-		}
+	if id := idString(w.ID); allDigits(id) {
+		return id, nil
 	}
-	return "", fmt.Errorf("hubitat %s/save did not create the code (the hub may have refused to compile it): %s", kind, clean(r.Text))
+	return "", fmt.Errorf("hubitat %s/saveOrUpdateJson reported success but no %s id: check the hub's %s code list", kind, kind, kind)
 }
 
 // UpdateCode reads the current version, then saves the new source under it. A compile error
@@ -359,23 +401,17 @@ func (c *Client) UpdateCode(ctx context.Context, kind CodeKind, id, source strin
 	if strings.TrimSpace(source) == "" {
 		return Source{}, errors.New("source is empty: give the full Groovy code")
 	}
-	form := url.Values{"id": {id}, "version": {strconv.FormatInt(cur.Version, 10)}, "source": {source}}
-	r, err := c.Admin(ctx, http.MethodPost, "/"+string(kind)+"/ajax/update", form)
+	n, _ := strconv.ParseInt(id, 10, 64)
+	w, err := c.saveCode(ctx, kind, n, source, cur.Version)
 	if err != nil {
 		return Source{}, err
 	}
-	var w struct {
-		Status       string          `json:"status"`
-		ErrorMessage string          `json:"errorMessage"`
-		Version      json.RawMessage `json:"version"`
+	// The route is an upsert: success under another id means the hub saved a copy elsewhere.
+	if got := idString(w.ID); got != "" && got != id {
+		return Source{}, fmt.Errorf("hubitat saved the %s code under id %s instead of %s: a duplicate may have been created; check the hub's %s code list",
+			kind, clean(got), id, kind)
 	}
-	if r.JSON == nil || json.Unmarshal(r.JSON, &w) != nil {
-		return Source{}, fmt.Errorf("hubitat %s/ajax/update: unexpected reply %q", kind, clean(r.Text))
-	}
-	if w.Status != "success" {
-		return Source{}, fmt.Errorf("hubitat refused the %s code: %s", kind, clean(w.ErrorMessage))
-	}
-	out := Source{ID: id, Source: source, Version: cur.Version + 1, Status: w.Status}
+	out := Source{ID: id, Source: source, Version: cur.Version + 1, Status: "success"}
 	if v, ok := parseNumber(w.Version); ok {
 		out.Version = int64(v)
 	}
@@ -433,9 +469,15 @@ func (c *Client) Reboot(ctx context.Context) error { return c.adminPost(ctx, "/h
 // Shutdown powers the hub off; it needs a power cycle to come back.
 func (c *Client) Shutdown(ctx context.Context) error { return c.adminPost(ctx, "/hub/shutdown") }
 
-// ZWaveRepair starts a Z-Wave network repair in the background.
+// ZWaveRepair starts a Z-Wave network repair in the background: GET /hub/zwaveRepair2 as the
+// C-7+ UI sends it, then the older GET /hub/zwaveRepair when the hub has no such route, as
+// upstream's toolManageZwave (repair_start) does.
 func (c *Client) ZWaveRepair(ctx context.Context) error {
-	return c.adminPost(ctx, "/hub/zwaveRepair")
+	_, err := c.Admin(ctx, http.MethodGet, "/hub/zwaveRepair2?resetStats=false&maxHealth=10", nil)
+	if IsStatus(err, http.StatusNotFound) {
+		_, err = c.Admin(ctx, http.MethodGet, "/hub/zwaveRepair", nil)
+	}
+	return err
 }
 
 func (c *Client) adminPost(ctx context.Context, path string) error {
@@ -475,6 +517,7 @@ func ParseHubInfo(b []byte) (HubInfo, error) {
 		Name             string          `json:"name"`
 		Model            string          `json:"model"`
 		Firmware         string          `json:"firmwareVersion"`
+		Version          string          `json:"version"` // what a real hub sends (upstream's captured shape)
 		IPAddress        string          `json:"ipAddress"`
 		Uptime           json.RawMessage `json:"uptime"`
 		Location         string          `json:"location"`
@@ -490,6 +533,9 @@ func ParseHubInfo(b []byte) (HubInfo, error) {
 	}
 	h := HubInfo{Name: w.Name, Model: w.Model, Firmware: w.Firmware, IPAddress: w.IPAddress, Location: w.Location,
 		TimeZone: w.TimeZone, TemperatureScale: w.TemperatureScale, ZWaveVersion: w.ZWaveVersion}
+	if h.Firmware == "" {
+		h.Firmware = w.Version
+	}
 	if f, ok := parseNumber(w.Uptime); ok {
 		h.UptimeSeconds = int64(f)
 	}

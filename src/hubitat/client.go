@@ -1,6 +1,7 @@
 package hubitat
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -149,6 +150,23 @@ type reply struct {
 // any parameters. Transport failures mark the live link as failing, so that the calls after
 // this one fail fast.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, form url.Values, cookie string, timeout time.Duration) (*reply, error) {
+	return c.send(ctx, method, path, query, formPayload(form), cookie, timeout)
+}
+
+// payload is a request body and its Content-Type; nil sends none.
+type payload struct {
+	body  []byte
+	ctype string
+}
+
+func formPayload(form url.Values) *payload {
+	if form == nil {
+		return nil
+	}
+	return &payload{body: []byte(form.Encode()), ctype: "application/x-www-form-urlencoded"}
+}
+
+func (c *Client) send(ctx context.Context, method, path string, query url.Values, p *payload, cookie string, timeout time.Duration) (*reply, error) {
 	if c.isClosed() {
 		return nil, ErrClosed
 	}
@@ -165,15 +183,15 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		u += "?" + query.Encode()
 	}
 	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
+	if p != nil {
+		body = bytes.NewReader(p.body)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
 		return nil, c.scrub(fmt.Errorf("hubitat: building %s %s: %w", method, path, err))
 	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if p != nil {
+		req.Header.Set("Content-Type", p.ctype)
 	}
 	if cookie != "" {
 		req.Header.Set("Cookie", cookie)

@@ -87,6 +87,8 @@ type Diagnostics struct {
 	Notes         []string              `json:"notes,omitempty"` // e.g. delays that fell due while hamcp was down
 	RecentLog     []hubstore.DebugEntry `json:"recentLog,omitempty"`
 	LocationError string                `json:"locationError,omitempty"`
+	// Availability says when hamcp was running: rules do not run while the add-on is down.
+	Availability Availability `json:"availability"`
 	// Limits is the rule's use of its run and command limits; a rule that goes over them is
 	// stopped and disabled, with the reason in Rule.DisabledReason.
 	Limits Budget `json:"limits"`
@@ -112,6 +114,7 @@ type Engine struct {
 	prevMode  string          // the mode before the last mode event (mode_change fromMode)
 	siteTimer Timer           // asks the hub for its location again after it did not answer
 	marks     map[string]mark // the last command per device (or mode, HSM): what its events are effects of
+	down      downtime        // the heartbeat, the last event seen and the fired time triggers
 }
 
 // New makes an Engine; Start loads the rules and arms them.
@@ -127,7 +130,8 @@ func New(o Options) *Engine {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{o: o, limits: o.Limits.withDefaults(), clock: o.Clock, log: o.Logger.With("component", "rules"), ctx: ctx,
-		cancel: cancel, rules: map[string]*ruleState{}, site: site{loc: time.UTC}, marks: map[string]mark{}}
+		cancel: cancel, rules: map[string]*ruleState{}, site: site{loc: time.UTC}, marks: map[string]mark{},
+		down: downtime{fired: map[string]time.Time{}}}
 	if o.Store != nil {
 		e.db = &ruleStore{db: o.Store.DB()}
 	}
@@ -158,6 +162,10 @@ func (e *Engine) Start(ctx context.Context) error {
 	e.mu.Unlock()
 
 	e.loadSite(ctx)
+	down, err := e.loadDowntime(ctx)
+	if err != nil {
+		return err
+	}
 	rules, err := e.db.list(ctx)
 	if err != nil {
 		return err
@@ -176,14 +184,17 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.mu.Lock()
 	e.prevMode = mode
+	e.down = down
 	for _, r := range rules {
 		st := e.stateLocked(r.ID)
 		st.rule = r
 		if r.Enabled {
 			e.armLocked(st)
+			e.catchUpLocked(st)
 		}
 	}
 	e.mu.Unlock()
+	e.heartbeat()
 	for _, d := range delays {
 		e.resumeDelay(d, true)
 	}
@@ -218,7 +229,14 @@ func (e *Engine) Close() error {
 	if e.siteTimer != nil {
 		e.siteTimer.Stop()
 	}
+	started, lastEvent := e.started, e.down.lastEvent
+	if e.down.beat != nil {
+		e.down.beat.Stop()
+	}
 	e.mu.Unlock()
+	if started {
+		e.writeBeat(e.clock.Now(), lastEvent) // the downtime starts now, not at the last beat
+	}
 	// Runs in progress finish their current segment (up to a delay) for a while, so that
 	// closing does not cut a run between two commands; then they are cancelled.
 	done := make(chan struct{})
@@ -404,7 +422,7 @@ func (e *Engine) Diagnostics(ctx context.Context, id string) (Diagnostics, error
 	if err != nil {
 		return Diagnostics{}, err
 	}
-	d.Rule, d.Triggers = r, e.triggerStatus(r)
+	d.Rule, d.Triggers, d.Availability = r, e.triggerStatus(r), e.Availability()
 	if d.PendingDelays, err = e.db.delays(ctx, id); err != nil {
 		return Diagnostics{}, err
 	}

@@ -36,6 +36,7 @@ func (e *Engine) scheduleLocked(st *ruleState, i int, after time.Time) {
 			return
 		}
 		rc := Context{RuleID: id, Trigger: t.Type, At: e.clock.Now()}
+		e.markFiredLocked(id, i, next)
 		e.enqueueLocked(cur, job{rc: rc, trigger: i})
 		// The next instant is after both this one and now: a late timer (a suspended machine)
 		// fires once, not once per missed instant.

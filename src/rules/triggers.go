@@ -116,6 +116,7 @@ func (e *Engine) onEvent(ev hubitat.Event) {
 	if e.closed {
 		return
 	}
+	e.down.lastEvent = e.clock.Now()
 	prevMode := e.prevMode
 	if ev.Location() && ev.Name == "mode" {
 		e.prevMode = ev.Value.String()

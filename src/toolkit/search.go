@@ -177,7 +177,8 @@ func (ix *index) search(query string, n int) []hit {
 	terms := expand(queryTerms(query), raw, in)
 	words := map[string]bool{}
 	for _, w := range strings.Fields(strings.ToLower(query)) {
-		words[strings.Trim(w, "`'\",.;:()")] = true
+		w = strings.Trim(w, "`'\",.;:()")
+		words[w], words[strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")] = true, true // the hub's: hub
 	}
 	N := float64(len(ix.docs))
 	var hits []hit

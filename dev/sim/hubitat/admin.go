@@ -72,10 +72,15 @@ func (h *Hub) adminRoutes(mux *http.ServeMux) {
 	})
 	gate("GET", "/hub2/hubData", func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
-		boot := h.boot
+		boot, fw, offered := h.boot, h.adminStateLocked().firmware, h.adminStateLocked().offered
 		h.mu.Unlock()
 		loc := h.o.Location
-		writeJSON(w, http.StatusOK, map[string]any{"name": "Hubitat Elevation", "model": "C-8 Pro", "firmwareVersion": "2.4.1.177",
+		// hubId, version, model, name, safeMode and alerts are the shape upstream captured from a
+		// real hub (Hub2DataDiagnosticsSpec); the location fields are the simulator's own.
+		writeJSON(w, http.StatusOK, map[string]any{"hubId": "811e21ba", "name": "Hubitat Elevation", "model": "C-8 Pro", "version": fw,
+			"safeMode": false, "alerts": map[string]any{"platformUpdateAvailable": offered != "", "platformUpdateVersion": offered, "hubLowMemory": false, "hubHighLoad": false,
+				"hubLoadSevere": false, "zwaveOffline": false, "zigbeeOffline": false, "hubLargeDatabase": false, "localBackupFailed": false,
+				"cloudBackupFailed": false, "weakZigbee": false, "databaseSize": 38, "headerMessages": []string{}},
 			"ipAddress": strings.Split(strings.TrimPrefix(h.URL(), "http://"), ":")[0], "uptime": int(time.Since(boot).Seconds()),
 			"location": loc.Name, "latitude": loc.Latitude, "longitude": loc.Longitude, "timeZone": loc.TimeZone,
 			"temperatureScale": loc.TemperatureScale, "zipCode": loc.ZipCode, "zigbeeChannel": 20, "zwaveVersion": "7.18.3"})
@@ -86,8 +91,7 @@ func (h *Hub) adminRoutes(mux *http.ServeMux) {
 			list = &h.drivers
 		}
 		gate("GET", "/"+kind+"/ajax/code", func(w http.ResponseWriter, r *http.Request) { h.codeSource(w, r, kind, list) })
-		gate("POST", "/"+kind+"/save", func(w http.ResponseWriter, r *http.Request) { h.codeSave(w, r, kind, list) })
-		gate("POST", "/"+kind+"/ajax/update", func(w http.ResponseWriter, r *http.Request) { h.codeUpdate(w, r, kind, list) })
+		gate("POST", "/"+kind+"/saveOrUpdateJson", func(w http.ResponseWriter, r *http.Request) { h.codeSaveJSON(w, r, kind, list) })
 	}
 	gate("GET", "/app/edit/deleteJsonSafe/{id}", func(w http.ResponseWriter, r *http.Request) { h.codeDelete(w, r, "app", &h.apps) })
 	gate("GET", "/driver/editor/deleteJson/{id}", func(w http.ResponseWriter, r *http.Request) { h.codeDelete(w, r, "driver", &h.drivers) })
@@ -106,12 +110,16 @@ func (h *Hub) adminRoutes(mux *http.ServeMux) {
 			_ = h.setDown(true)
 		}()
 	})
-	gate("POST", "/hub/zwaveRepair", func(w http.ResponseWriter, r *http.Request) {
+	// C-7 and later start a repair with GET /hub/zwaveRepair2; C-5 and earlier with GET
+	// /hub/zwaveRepair (upstream's toolManageZwave tries them in that order).
+	repair := func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		h.repairing = true
 		h.mu.Unlock()
 		text(w, "OK")
-	})
+	}
+	gate("GET", "/hub/zwaveRepair2", repair)
+	gate("GET", "/hub/zwaveRepair", repair)
 }
 
 // login is Hub Security's form post: a session cookie and a redirect home, or a redirect back
@@ -204,48 +212,44 @@ func compile(kind, source string) (string, error) {
 	return name, nil
 }
 
-func (h *Hub) codeSave(w http.ResponseWriter, r *http.Request, kind string, list *[]code) {
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "bad form", http.StatusBadRequest)
+// codeSaveJSON is /app|driver/saveOrUpdateJson, firmware 2.5's code save: a JSON body
+// {id, source, version}; id null creates, a number updates that code if version is current.
+// The answer is {success, id, message[, version]}, a compile error in message.
+func (h *Hub) codeSaveJSON(w http.ResponseWriter, r *http.Request, kind string, list *[]code) {
+	var in struct {
+		ID      *int   `json:"id"`
+		Source  string `json:"source"`
+		Version *int   `json:"version"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 8<<20)).Decode(&in); err != nil {
+		writeJSON(w, http.StatusOK, map[string]any{"success": false, "message": "Invalid JSON body"})
 		return
 	}
-	name, err := compile(kind, r.PostForm.Get("source"))
+	name, err := compile(kind, in.Source)
 	if err != nil {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><body><div class=\"error\">%s</div></body></html>", err)
-		return
-	}
-	h.mu.Lock()
-	h.nextCode++
-	id := h.nextCode
-	*list = append(*list, code{ID: id, Name: name, Namespace: "user", Version: 1, Source: r.PostForm.Get("source")})
-	h.mu.Unlock()
-	http.Redirect(w, r, fmt.Sprintf("/%s/editor/%d", kind, id), http.StatusFound)
-}
-
-func (h *Hub) codeUpdate(w http.ResponseWriter, r *http.Request, kind string, list *[]code) {
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "bad form", http.StatusBadRequest)
+		writeJSON(w, http.StatusOK, map[string]any{"success": false, "message": err.Error()})
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	i := findCode(*list, r.PostForm.Get("id"))
+	if in.ID == nil {
+		h.nextCode++
+		*list = append(*list, code{ID: h.nextCode, Name: name, Namespace: "user", Version: 1, Source: in.Source})
+		writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": h.nextCode, "message": ""})
+		return
+	}
+	i := findCode(*list, strconv.Itoa(*in.ID))
 	if i < 0 {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "error", "errorMessage": kind + " not found"})
+		writeJSON(w, http.StatusOK, map[string]any{"success": false, "message": kind + " not found"})
 		return
 	}
-	if r.PostForm.Get("version") != strconv.Itoa((*list)[i].Version) {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "error", "errorMessage": "The code was changed since you opened it (version mismatch)"})
+	if in.Version == nil || *in.Version != (*list)[i].Version {
+		writeJSON(w, http.StatusOK, map[string]any{"success": false, "message": "The code was changed since you opened it (version mismatch)"})
 		return
 	}
-	if _, err := compile(kind, r.PostForm.Get("source")); err != nil {
-		writeJSON(w, http.StatusOK, map[string]any{"status": "error", "errorMessage": err.Error()})
-		return
-	}
-	(*list)[i].Source = r.PostForm.Get("source")
+	(*list)[i].Source = in.Source
 	(*list)[i].Version++
-	writeJSON(w, http.StatusOK, map[string]any{"id": (*list)[i].ID, "version": (*list)[i].Version, "status": "success"})
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "id": (*list)[i].ID, "message": "", "version": (*list)[i].Version})
 }
 
 func (h *Hub) codeDelete(w http.ResponseWriter, r *http.Request, kind string, list *[]code) {
@@ -262,9 +266,14 @@ func (h *Hub) codeDelete(w http.ResponseWriter, r *http.Request, kind string, li
 
 // backup is /hub/backupDB?fileName=latest: a binary file (a header, then the hub's state).
 func (h *Hub) backup(w http.ResponseWriter, r *http.Request) {
+	if name := r.URL.Query().Get("fileName"); name != "latest" { // a backup the hub keeps (hubadmin.go)
+		h.serveLocalBackup(w, name)
+		return
+	}
 	h.mu.Lock()
 	h.backups++
 	state := map[string]any{"modes": h.modes, "mode": h.modeID, "hsm": h.hsm, "variables": h.vars, "devices": len(h.devices)}
+	h.recordBackupLocked(h.snapshotLocked("latest"))
 	h.mu.Unlock()
 	body, _ := json.Marshal(state)
 	w.Header().Set("Content-Type", "application/octet-stream")

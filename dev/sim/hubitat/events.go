@@ -64,7 +64,9 @@ func (h *Hub) emitLocation(name, value, desc string) {
 	if desc == "" {
 		desc = name + " is " + value
 	}
-	h.publish([]eventRecord{{name: name, value: value, displayName: "Home", desc: desc, stateChange: true, date: time.Now().UTC()}})
+	at := time.Now().UTC()
+	h.keepLocationEvent(name, value, desc, at) // for /logs/eventsJson (hubvars.go)
+	h.publish([]eventRecord{{name: name, value: value, displayName: "Home", desc: desc, stateChange: true, date: at}})
 }
 
 // socketFrame is an eventsocket message: every event on the hub, authorised in Maker API or not.

@@ -111,6 +111,9 @@ type Hub struct {
 	backups   int
 	repairing bool
 	requests  map[string]int
+	inst      *installedApps // installed app instances (apps.go), seeded on first use
+	extra     *hubAdminState // logs, backups, File Manager, platform update (hubadmin.go), seeded on first use
+	dadm      *deviceAdmin   // rooms, device edits, virtual devices (deviceadmin.go), seeded on first use
 
 	netMu  sync.Mutex
 	addr   string

@@ -18,6 +18,9 @@ func (h *Hub) Handler() http.Handler {
 	mux.HandleFunc("GET /apps/api/{app}/{rest...}", h.serveMaker)
 	mux.HandleFunc("GET /eventsocket", h.serveSocket)
 	h.adminRoutes(mux)
+	h.installedAppRoutes(mux)
+	h.hubAdminRoutes(mux)
+	h.deviceAdminRoutes(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		route := r.Method + " " + r.URL.Path
 		if p := "/apps/api/" + h.appID; strings.HasPrefix(r.URL.Path, p+"/") {
@@ -93,7 +96,7 @@ func (h *Hub) serveMaker(w http.ResponseWriter, r *http.Request) {
 		h.hubVariables(w, seg, un)
 	case len(seg) == 1 && seg[0] == "rooms":
 		h.mu.Lock()
-		rooms := roomsOf(slices.DeleteFunc(slices.Clone(h.devices), func(d *device) bool { return !d.authorised }))
+		rooms := h.roomsLocked(true)
 		h.mu.Unlock()
 		writeJSON(w, http.StatusOK, rooms)
 	case seg[0] == "postURL" && len(seg) <= 2:

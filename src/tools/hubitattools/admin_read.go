@@ -65,6 +65,7 @@ type hubDetails struct {
 	DeviceCount          int     `json:"deviceCount"`
 	HubAdminReadEnabled  bool    `json:"hubAdminReadEnabled"`
 	HubAdminWriteEnabled bool    `json:"hubAdminWriteEnabled"`
+	hubVerdict
 }
 
 func getHubDetails(d Deps) *toolkit.Tool {
@@ -90,6 +91,10 @@ func getHubDetails(d Deps) *toolkit.Tool {
 			out.FreeMemoryKB = d.read(ctx, "free memory", d.Hub.FreeMemoryKB)
 			out.InternalTempCelsius = d.read(ctx, "internal temperature", d.Hub.TemperatureC)
 			out.DatabaseSizeKB = d.read(ctx, "database size", d.Hub.DatabaseSizeKB)
+			out.HubAlerts = d.hubAlertsFor(ctx)
+			if b, ok, err := d.Store.LastHubBackup(ctx); err == nil && ok {
+				out.LastBackup = stamp(b.TakenAt)
+			}
 			d.Log(ctx, "info", CompHubAdmin, "Retrieved extended hub details")
 			return out, nil
 		},
@@ -236,6 +241,7 @@ type hubHealth struct {
 	DeviceCount         int     `json:"hamcpDeviceCount"`
 	LogEntries          int     `json:"hamcpLogEntries"`
 	CapturedStates      int     `json:"hamcpCapturedStates"`
+	hubVerdict
 }
 
 // judge applies the thresholds to the readings it has.
@@ -295,6 +301,7 @@ func getHubHealth(d Deps) *toolkit.Tool {
 			h.InternalTempCelsius = d.read(ctx, "internal temperature", d.Hub.TemperatureC)
 			h.DatabaseSizeKB = d.read(ctx, "database size", d.Hub.DatabaseSizeKB)
 			h.judge()
+			h.applyAlerts(d.hubAlertsFor(ctx))
 			if st, err := d.Store.DebugLogStatus(ctx); err == nil {
 				h.LogEntries = st.Total
 			}

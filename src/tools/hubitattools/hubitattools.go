@@ -42,7 +42,7 @@ func Tools(d Deps) []*toolkit.Tool {
 	var out []*toolkit.Tool
 	for _, group := range []func(Deps) []*toolkit.Tool{
 		deviceTools, systemTools,
-		capturedTools, debugTools, adminReadTools, adminWriteTools, ruleTools,
+		capturedTools, debugTools, adminReadTools, adminWriteTools, ruleTools, installedAppTools, hubCareTools, deviceAdminTools,
 		// other groups are added here by the file that defines them
 	} {
 		out = append(out, group(d)...)

@@ -186,6 +186,14 @@ type ruleSaved struct {
 	ConditionCount int    `json:"conditionCount"`
 	ActionCount    int    `json:"actionCount"`
 	Message        string `json:"message,omitempty"`
+	// Availability tells the user, where a rule is made, that it does not run while hamcp is down.
+	Availability string `json:"availability,omitempty"`
+}
+
+// withAvailability adds rules.AvailabilityNote to a saved rule's answer.
+func withAvailability(s ruleSaved) ruleSaved {
+	s.Availability = rules.AvailabilityNote
+	return s
 }
 
 func savedOf(r rules.Rule, msg string) ruleSaved {
@@ -294,14 +302,14 @@ func createRule(d Deps) *toolkit.Tool {
 		},
 		commit: func(ctx context.Context, e *rules.Engine, a createRuleArgs, r rules.Rule) (ruleSaved, []rules.Problem, error) {
 			saved, probs, err := e.Create(ctx, r)
-			return savedOf(saved, "created; try it with hubitat_test_rule"), probs, err
+			return withAvailability(savedOf(saved, "created; try it with hubitat_test_rule")), probs, err
 		},
 	}
 	return toolkit.Define(toolkit.Spec[createRuleArgs, ruleSaved]{
 		Name: "hubitat_create_rule", Toolset: SetRules, Title: "Create a Hubitat rule",
 		Description: "Create a rule hamcp runs on its own: when a trigger fires and the conditions " +
 			"hold, the actions run in order; %device%, %value%, %now%, %mode% and variables fill texts. A mistake is refused " +
-			"naming its path. Dry run: hubitat_test_rule. " + guardNote,
+			"naming its path. Dry run: hubitat_test_rule. Runs in the add-on, not the hub: nothing fires while it is down. " + guardNote,
 		Confirm: g.confirm(), Conditional: g.grant(), Handler: g.handler,
 		Summary: func(a createRuleArgs) string { return "create rule " + fmt.Sprintf("%q", a.Name) },
 	})
@@ -351,7 +359,7 @@ func updateRule(d Deps) *toolkit.Tool {
 		},
 		commit: func(ctx context.Context, e *rules.Engine, a updateRuleArgs, r rules.Rule) (ruleSaved, []rules.Problem, error) {
 			saved, probs, err := replaceRule(ctx, e, r)
-			return savedOf(saved, "updated; its pending delays were cancelled"), probs, err
+			return withAvailability(savedOf(saved, "updated; its pending delays were cancelled")), probs, err
 		},
 		enables: true,
 		// Renaming, describing or disabling a rule changes nothing it does.
@@ -466,7 +474,9 @@ func ruleDiagnostics(d Deps) *toolkit.Tool {
 		Name: "hubitat_get_rule_diagnostics", Toolset: SetRules, Title: "Hubitat rule diagnostics",
 		Description: "Why a rule did or did not run: the rule with its counters and last error, each trigger armed or not " +
 			"(next time for scheduled ones), whether it is running, pending delays (with due times; delays that fell due " +
-			"while hamcp was down are noted), and its recent debug-log lines.",
+			"while hamcp was down are noted), and its recent debug-log lines. availability: since when hamcp runs, how long " +
+			"it was down before, the last hub event it saw; time triggers missed while down are noted (run once, or skipped " +
+			"when over 15 minutes late).",
 		ReadOnly: true,
 		Handler:  byID(d, (*rules.Engine).Diagnostics),
 	})
