@@ -65,6 +65,11 @@ guards=(
   "./src/toolkit FuzzSummarize"
   "./src/app FuzzPublicURLProblems"
   "./src/panel FuzzActivityTimeRange"
+  "./src/hubitat FuzzParseHubLogs" "./src/hubitat FuzzParseHubAdminLists"
+  "./src/hubitat FuzzParseAppsList" "./src/hubitat FuzzParseAppConfig" "./src/hubitat FuzzParseDashboards"
+  "./src/hubitat FuzzParseLocationEvents" "./src/hubitat FuzzParseDeviceModel" "./src/hubitat FuzzParseDevicesList"
+  "./src/hubitat FuzzParseVirtualDrivers"
+  "./src/tools/hubitattools FuzzHubLogsArgs"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")
 trap 'rm -f "$log"' EXIT
