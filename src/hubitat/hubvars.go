@@ -212,7 +212,7 @@ func (c *Client) awaitVariable(ctx context.Context, name string, present bool) (
 		return Variable{}, fmt.Errorf("%w: reading the variables back failed (%v)", ErrNotConfirmed, last)
 	}
 	if present {
-		return Variable{}, fmt.Errorf("Maker API does not list %q after the create (the hub refused it, or Maker API does not expose new variables): %w", name, ErrNotConfirmed)
+		return Variable{}, fmt.Errorf("the Maker API does not list %q after the create (the hub refused it, or Maker API does not expose new variables): %w", name, ErrNotConfirmed)
 	}
 	return Variable{}, fmt.Errorf("the hub still has %q after the delete: %w", name, ErrNotConfirmed)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/redact"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -94,11 +95,14 @@ func updateQuestion(m hubitat.DeviceModel, a updateDeviceArgs) string {
 	}
 	for _, name := range slices.Sorted(maps.Keys(a.Preferences)) {
 		cur, ok := m.Setting(name)
-		from := "(the driver has no such preference)"
+		from, to := "(the driver has no such preference)", fmt.Sprintf("%q", a.Preferences[name])
 		if ok {
-			from = fmt.Sprintf("%q", cur.Value)
+			from = fmt.Sprintf("%q", shownSetting(cur, cur.Value))
 		}
-		parts = append(parts, fmt.Sprintf("preference %s: %s → %q", name, from, a.Preferences[name]))
+		if secretSetting(cur) {
+			to = "a new value"
+		}
+		parts = append(parts, fmt.Sprintf("preference %s: %s → %s", name, from, to))
 	}
 	return fmt.Sprintf("Change Hubitat device %s (%s): %s?", m.ID, labelOf(m), strings.Join(parts, "; "))
 }
@@ -230,8 +234,22 @@ func (u *deviceUpdate) preferences(ctx context.Context, before hubitat.DeviceMod
 	}
 	for _, s := range set {
 		cur, _ := before.Setting(s.Name)
-		u.out.Changes = append(u.out.Changes, deviceChange{Property: "preference." + s.Name, From: cur.Value, To: s.Value})
+		u.out.Changes = append(u.out.Changes, deviceChange{Property: "preference." + s.Name, From: shownSetting(cur, cur.Value), To: shownSetting(cur, s.Value)})
 	}
+}
+
+// secretSetting is a driver preference that holds a secret: a password input, or a name a secret is
+// stored under (a camera's password, an API key). Its value never reaches the answer, the question
+// or the undo: a model could otherwise read one back by "changing" it.
+func secretSetting(s hubitat.Setting) bool {
+	return strings.EqualFold(s.Type, "password") || redact.Key(s.Name)
+}
+
+func shownSetting(s hubitat.Setting, v string) string {
+	if secretSetting(s) {
+		return redact.Hidden
+	}
+	return v
 }
 
 // undoOf is the call that puts the changed settings back.
@@ -245,6 +263,8 @@ func undoOf(id string, changes []deviceChange) string {
 		switch {
 		case c.Property == "enabled":
 			args = append(args, fmt.Sprintf(`"enabled": %s`, c.From))
+		case strings.HasPrefix(c.Property, "preference.") && c.From == redact.Hidden:
+			// a secret's earlier value is not kept: the user sets it again on the hub
 		case strings.HasPrefix(c.Property, "preference."):
 			prefs[strings.TrimPrefix(c.Property, "preference.")] = c.From
 		default:

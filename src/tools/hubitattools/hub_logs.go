@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hamcp/hamcp/src/hubitat"
+	"github.com/hamcp/hamcp/src/redact"
 	"github.com/hamcp/hamcp/src/toolkit"
 )
 
@@ -151,7 +152,9 @@ func (f logFilter) apply(in []hubitat.LogEntry) []hubitat.LogEntry {
 		if f.source != "" && !containsFold(e.Source, f.source) {
 			continue
 		}
-		if f.text != "" && !containsFold(e.Message, f.text) {
+		// The text filter sees what the answer shows: matching the raw line would let a model find a
+		// lock code one guess at a time through which lines come back.
+		if f.text != "" && !containsFold(redact.Text(e.Message), f.text) {
 			continue
 		}
 		if !e.Time.IsZero() && (!f.since.IsZero() && e.Time.Before(f.since) || !f.until.IsZero() && e.Time.After(f.until)) {
@@ -196,7 +199,9 @@ func pageLogs(all []hubitat.LogEntry, p toolkit.Page) toolkit.List[logRow] {
 	rows := make([]logRow, 0, end-offset)
 	size := 0
 	for _, e := range all[offset:end] {
-		r := logRow{Level: e.Level, Source: e.Source, Type: e.Type, Message: e.Message, Time: e.RawTime}
+		// Drivers log lock codes and other secrets ("code=1234 set for slot 2"): hidden as in every
+		// other log hamcp shows.
+		r := logRow{Level: e.Level, Source: e.Source, Type: e.Type, Message: redact.Text(e.Message), Time: e.RawTime}
 		if !e.Time.IsZero() {
 			r.Time = e.Time.UTC().Format(time.RFC3339Nano)
 		}
