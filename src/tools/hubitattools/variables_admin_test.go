@@ -14,6 +14,7 @@ import (
 	"github.com/hamcp/hamcp/dev/testkit/tooltest"
 	"github.com/hamcp/hamcp/src/hubitat"
 	"github.com/hamcp/hamcp/src/rules"
+	"github.com/hamcp/hamcp/src/toolkit"
 	"github.com/hamcp/hamcp/src/tools/hubitattools"
 )
 
@@ -66,7 +67,7 @@ func TestVariablesAdmin(t *testing.T) {
 	if out.Variable == nil || out.Variable.Name != "PartyMode" || out.Variable.Type != "boolean" || !slices.Contains(h.HubVariableNames(), "PartyMode") {
 		t.Fatalf("create: %+v; hub has %v", out, h.HubVariableNames())
 	}
-	if q := user.questions(); len(q) != 1 || q[0] != `Create the hub variable "PartyMode" (Boolean) with the value "false"?` {
+	if q := user.questions(); len(q) != 1 || q[0] != `Create the hub variable "PartyMode" (Boolean) with the value "false"? `+toolkit.OnceNote {
 		t.Errorf("asked %q", q)
 	}
 	writes := h.Requests("POST /installedapp/update/json") + h.Requests("POST /installedapp/btn")
