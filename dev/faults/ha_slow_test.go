@@ -28,8 +28,8 @@ func TestHASlowOrFailing(t *testing.T) {
 		// enough that a healthy (or quickly failing) HA answers a burst within it on a busy 2-core
 		// machine — at 300 ms a loaded CI turned the 500s into timeouts.
 		timeout = 2 * time.Second
-		burst   = 8                      // calls of each kind at once
-		slack   = 2                      // goroutines at work that may come and go on their own
+		burst   = 8 // calls of each kind at once
+		slack   = 2 // goroutines at work that may come and go on their own
 		// How late the slow HA answers: far beyond the timeout, so a call that took this long
 		// waited for HA instead of ending by its timeout, whatever the machine's load. Turning
 		// the fault off releases the held answers, so the test does not wait it out.
