@@ -149,6 +149,8 @@ func FuzzDecodeFrame(f *testing.F) {
 		`{"type":"auth_required","ha_version":"2026.1.0"}`,
 		`{"id":2,"type":"result","success":false,"error":{"code":"not_found","message":"x"}}`,
 		`[1,"a",null]`, `[`, `{}`, `null`,
+		// Found by the fuzzer: a code and message that clean to nothing.
+		`{"id":3,"type":"result","success":false,"error":{"code":"\u0007","message":" \t"}}`,
 	} {
 		f.Add([]byte(seed))
 	}

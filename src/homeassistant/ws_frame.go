@@ -144,11 +144,12 @@ func kindOf(raw []byte) string {
 func replyError(m inbound) *APIError {
 	e := &APIError{Code: "unknown_error", Message: "Home Assistant reported failure without details"}
 	if m.Error != nil {
-		if m.Error.Code != "" {
-			e.Code = clean(m.Error.Code)
+		// Test after cleaning: a code of control characters alone cleans to nothing.
+		if c := clean(m.Error.Code); c != "" {
+			e.Code = c
 		}
-		if m.Error.Message != "" {
-			e.Message = clean(m.Error.Message)
+		if msg := clean(m.Error.Message); msg != "" {
+			e.Message = msg
 		}
 	}
 	return e
