@@ -64,7 +64,7 @@ guards=(
   "./src/tools/hatools FuzzScopeArgs"
   "./src/toolkit FuzzSummarize"
   "./src/app FuzzPublicURLProblems"
-  "./src/panel FuzzActivityTimeRange"
+  "./src/panel FuzzActivityTimeRange" "./src/panel FuzzActivityZone"
   "./src/hubitat FuzzParseHubLogs" "./src/hubitat FuzzParseHubAdminLists"
   "./src/hubitat FuzzParseAppsList" "./src/hubitat FuzzParseAppConfig" "./src/hubitat FuzzParseDashboards"
   "./src/hubitat FuzzParseLocationEvents" "./src/hubitat FuzzParseDeviceModel" "./src/hubitat FuzzParseDevicesList"

@@ -115,6 +115,11 @@ func TestPanelActivityUndo(t *testing.T) {
 			t.Fatalf("kind %s is not offered: %v (%s)", kind, err, pageState(tab))
 		}
 		waitJS(t, tab, "the "+kind+" entries", `location.search.includes('kind=`+kind+`') && document.querySelectorAll('#audit tr.entry').length > 0`)
+		// The form said the browser's zone, so the day filters are the user's days, and hamcp took it.
+		if ok, _ := chromedp.Run(tab, chromedp.Evaluate[bool](`(() => { const z = Intl.DateTimeFormat().resolvedOptions().timeZone;
+			return !!z && new URLSearchParams(location.search).get('tz') === z && document.getElementById('filter-tz').value === z })()`)); !ok {
+			t.Errorf("the filter did not carry the browser's time zone: %s", pageState(tab))
+		}
 		if all, _ := chromedp.Run(tab, chromedp.Evaluate[bool](`[...document.querySelectorAll('#audit tr.entry')].every(r => r.dataset.kind === `+jsString(kind)+`)`)); !all {
 			t.Errorf("kind=%s shows other kinds: %s", kind, pageState(tab))
 		}

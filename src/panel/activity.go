@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hamcp/hamcp/src/store"
@@ -41,6 +42,7 @@ type activityData struct {
 	Whens    []when
 	When     string
 	From, To string // the from–to dates as given (YYYY-MM-DD)
+	TZ       string // the browser's IANA time zone the dates and "today" are read in; "" is hamcp's own
 	Filtered bool
 	Entries  []auditRow
 	Total    int
@@ -84,11 +86,15 @@ func (p *Panel) activityWith(w http.ResponseWriter, r *http.Request, n activityN
 	page, _ := strconv.Atoi(q.Get("page"))
 	page = max(page, 0)
 	query := store.AuditQuery{Limit: auditPage, Offset: page * auditPage}
-	d.When, d.From, d.To = q.Get("when"), q.Get("from"), q.Get("to")
-	since, until, err := timeRange(d.When, d.From, d.To, p.now())
+	d.When, d.From, d.To, d.TZ = q.Get("when"), q.Get("from"), q.Get("to"), q.Get("tz")
+	var since, until time.Time
+	loc, err := zone(d.TZ)
+	if err == nil {
+		since, until, err = timeRange(d.When, d.From, d.To, p.now().In(loc))
+	}
 	if err != nil {
 		d.Error = err.Error()
-		d.When, d.From, d.To = "", "", ""
+		d.When, d.From, d.To, d.TZ = "", "", "", ""
 	}
 	query.Since, query.Until = since, until
 	d.Filtered = !since.IsZero() || !until.IsZero()
@@ -110,7 +116,7 @@ func (p *Panel) activityWith(w http.ResponseWriter, r *http.Request, n activityN
 		values, err := p.o.Audit.AuditValues(ctx, spec.col, 100)
 		if err != nil {
 			p.log.Error("panel: audit filters", "err", err)
-			http.Error(w, "500 internal error: the audit log could not be read", http.StatusInternalServerError)
+			p.failed(w, r, "the audit log could not be read")
 			return
 		}
 		f := filter{Name: spec.name, Label: spec.label, Selected: q.Get(spec.name)}
@@ -137,7 +143,7 @@ func (p *Panel) activityWith(w http.ResponseWriter, r *http.Request, n activityN
 	entries, total, err := p.o.Audit.ListAudit(ctx, query)
 	if err != nil {
 		p.log.Error("panel: audit log", "err", err)
-		http.Error(w, "500 internal error: the audit log could not be read", http.StatusInternalServerError)
+		p.failed(w, r, "the audit log could not be read")
 		return
 	}
 	d.Total = total
@@ -154,7 +160,7 @@ func (p *Panel) activityWith(w http.ResponseWriter, r *http.Request, n activityN
 				v.Set(f.Name, f.Selected)
 			}
 		}
-		for name, val := range map[string]string{"when": d.When, "from": d.From, "to": d.To} {
+		for name, val := range map[string]string{"when": d.When, "from": d.From, "to": d.To, "tz": d.TZ} {
 			if val != "" {
 				v.Set(name, val)
 			}
@@ -209,8 +215,28 @@ func (p *Panel) row(e store.AuditEntry) auditRow {
 // never reaches the query as an overflowing millisecond count.
 var minDate, maxDate = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// zone is the time zone the page's dates are read in: the browser's (panel.js fills the form's tz
+// from Intl), so "today" and a typed date mean what the user's clock says, not hamcp's, which
+// differ when the user is away. An empty tz is hamcp's own zone (a browser without script).
+func zone(tz string) (*time.Location, error) {
+	if tz == "" {
+		return time.Local, nil
+	}
+	// LoadLocation also opens files by name: only an IANA name's characters reach it.
+	ok := len(tz) <= 64 && !strings.Contains(tz, "..") && !strings.HasPrefix(tz, "/")
+	for _, c := range tz {
+		ok = ok && (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.ContainsRune("/_+-", c))
+	}
+	if ok {
+		if loc, err := time.LoadLocation(tz); err == nil {
+			return loc, nil
+		}
+	}
+	return nil, errors.New("the time zone " + strconv.Quote(short(tz, 40)) + " is not one hamcp knows: use an IANA name such as Europe/Berlin, or clear the filter")
+}
+
 // timeRange turns the time filter into [since, until): a choice of when, or from–to days (dates in
-// the server's time zone, to inclusive). The parameters come from the URL: anything else is an
+// now's time zone, to inclusive). The parameters come from the URL: anything else is an
 // error that says what is accepted, and filters nothing.
 func timeRange(when, from, to string, now time.Time) (since, until time.Time, err error) {
 	switch when {

@@ -265,8 +265,8 @@ func TestActivityUndoPosts(t *testing.T) {
 	// Not an entry id: not found, and nothing asked.
 	for _, bad := range []string{"x", "0", "-3", "99999999999999999999"} {
 		w := f.do(call{method: http.MethodPost, path: "/activity/" + bad + "/undo", remote: supervisorPeer, header: alice, form: withCSRF()})
-		if w.Code != http.StatusNotFound {
-			t.Errorf("entry %q: %d", bad, w.Code)
+		if w.Code != http.StatusNotFound || !strings.Contains(w.Body.String(), `<h1 class="page-title">No such page</h1>`) || !strings.Contains(w.Body.String(), "Go to Connect") {
+			t.Errorf("entry %q: %d, not the panel's page with a way back:\n%s", bad, w.Code, w.Body.String())
 		}
 	}
 }
@@ -322,6 +322,93 @@ func FuzzActivityTimeRange(f *testing.F) {
 			if !x.IsZero() && (x.Before(minDate) || x.After(maxDate)) {
 				t.Fatalf("%v is outside the years a log holds", x)
 			}
+		}
+	})
+}
+
+// A store that cannot be read gets the panel's error page with the way back, not bare text, and
+// the cause stays in the log.
+func TestActivityStoreFailureIsAPage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	f.st.Close() // every read of the audit log now fails
+	w := f.do(call{method: http.MethodGet, path: "/activity", remote: supervisorPeer, header: alice})
+	body := w.Body.String()
+	if w.Code != http.StatusInternalServerError || !strings.Contains(body, `<h1 class="page-title">Something went wrong</h1>`) ||
+		!strings.Contains(body, "the audit log could not be read") || !strings.Contains(body, "Back to the page") {
+		t.Fatalf("%d\n%s", w.Code, body)
+	}
+	if strings.Contains(body, "sql:") || strings.Contains(body, "database is closed") {
+		t.Errorf("the cause reached the page:\n%s", body)
+	}
+}
+
+func TestActivityZone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		tz, want string // want "" is an error
+	}{
+		{"", "Local"},
+		{"Europe/Berlin", "Europe/Berlin"},
+		{"America/Argentina/Buenos_Aires", "America/Argentina/Buenos_Aires"},
+		{"Etc/GMT+5", "Etc/GMT+5"},
+		{"UTC", "UTC"},
+		{"Mars/Olympus", ""},
+		{"../../etc/passwd", ""},
+		{"/etc/localtime", ""},
+		{"Europe/Berlin\x00", ""},
+		{strings.Repeat("A", 65), ""},
+	} {
+		loc, err := zone(tc.tz)
+		switch {
+		case tc.want == "" && (err == nil || !strings.Contains(err.Error(), "IANA name")):
+			t.Errorf("zone(%q) = %v, %v; want an error naming what is accepted", tc.tz, loc, err)
+		case tc.want != "" && (err != nil || loc.String() != tc.want):
+			t.Errorf("zone(%q) = %v, %v; want %s", tc.tz, loc, err, tc.want)
+		}
+	}
+}
+
+// The browser's zone decides the day: 16:00 UTC on 10 June is already the 11th in Tokyo, 14:00 UTC
+// is not; the paging links and the form keep the zone; an unknown zone is refused in words.
+func TestActivityDaysAreTheBrowsers(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, Options{})
+	for _, at := range []time.Time{time.Date(2025, 6, 10, 14, 0, 0, 0, time.UTC), time.Date(2025, 6, 10, 16, 0, 0, 0, time.UTC)} {
+		if err := f.st.AppendAudit(context.Background(), store.AuditEntry{Time: at, Tool: "ha_zone_test", Kind: "device", Outcome: store.OutcomeOK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.p.now = func() time.Time { return time.Date(2025, 6, 10, 23, 30, 0, 0, time.UTC) }
+	for _, tc := range []struct{ query, want, form string }{
+		{"from=2025-06-11&to=2025-06-11&tz=Asia%2FTokyo", "1 entry,", "Asia/Tokyo"},
+		{"when=today&tz=Asia%2FTokyo", "1 entry,", "Asia/Tokyo"}, // Tokyo's today began at 15:00 UTC
+		{"from=2025-06-10&to=2025-06-10&tz=UTC", "2 entries,", "UTC"},
+		{"when=today&tz=UTC", "2 entries,", "UTC"},
+		{"from=2025-06-10&to=2025-06-10&tz=America%2FLos_Angeles", "2 entries,", "America/Los_Angeles"},
+	} {
+		body := f.do(call{method: http.MethodGet, path: "/activity?tool=ha_zone_test&" + tc.query, remote: supervisorPeer, header: alice}).Body.String()
+		if !strings.Contains(body, tc.want) || !strings.Contains(body, `name="tz" value="`+tc.form+`"`) || strings.Contains(body, `id="undo-error"`) {
+			t.Errorf("%s: want %q and the zone kept in the form:\n%s", tc.query, tc.want, body)
+		}
+	}
+	body := f.do(call{method: http.MethodGet, path: "/activity?when=today&tz=Nowhere%2FAtAll", remote: supervisorPeer, header: alice}).Body.String()
+	if !strings.Contains(body, "is not one hamcp knows") || !strings.Contains(body, `name="tz" value=""`) {
+		t.Errorf("an unknown zone is not refused in words:\n%s", body)
+	}
+}
+
+func FuzzActivityZone(f *testing.F) {
+	for _, s := range []string{"", "Europe/Berlin", "../x", "Etc/GMT-14", "UTC"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, tz string) {
+		loc, err := zone(tz)
+		if (err == nil) == (loc == nil) {
+			t.Fatalf("zone(%q) = %v, %v", tz, loc, err)
+		}
+		if err == nil && tz != "" && (strings.Contains(tz, "..") || strings.HasPrefix(tz, "/")) {
+			t.Fatalf("zone(%q) opened a path", tz)
 		}
 	})
 }

@@ -67,6 +67,7 @@ func (p *Panel) approvalsLive(w http.ResponseWriter, r *http.Request) {
 			var buf bytes.Buffer
 			if err := pages()["approvals"].ExecuteTemplate(&buf, part, v); err != nil {
 				p.log.Error("panel: render", "part", part, "err", err)
+				// The live poll is read by panel.js, not shown: a status is all it needs.
 				http.Error(w, "500 internal error", http.StatusInternalServerError)
 				return
 			}
@@ -98,7 +99,7 @@ func (p *Panel) answer(w http.ResponseWriter, r *http.Request) {
 		done(w, r, "approvals", "gone")
 	case err != nil:
 		p.log.Error("panel: answer a request", "request", id, "err", err)
-		http.Error(w, "500 internal error: the answer could not be recorded", http.StatusInternalServerError)
+		p.failed(w, r, "the answer could not be recorded")
 	default:
 		p.log.Info("panel: request answered", "request", id, "answer", answer, "user", u.ID)
 		done(w, r, "approvals", map[string]string{"approve": "approved", "deny": "denied"}[answer]+"&kind="+url.QueryEscape(string(req.Category)))
@@ -112,7 +113,7 @@ func (p *Panel) revokeGrant(w http.ResponseWriter, r *http.Request) {
 	}
 	c, err := permission.ParseCategory(r.PostForm.Get("category"))
 	if err != nil {
-		http.Error(w, "400 bad request: "+err.Error(), http.StatusBadRequest)
+		p.badRequest(w, r, err.Error())
 		return
 	}
 	err = p.o.Permissions.RevokeGrant(r.PostForm.Get("session"), c, p.approver(u))
@@ -121,7 +122,7 @@ func (p *Panel) revokeGrant(w http.ResponseWriter, r *http.Request) {
 		done(w, r, "approvals", "grant-gone")
 	case err != nil:
 		p.log.Error("panel: revoke a grant", "err", err)
-		http.Error(w, "500 internal error: the grant could not be revoked", http.StatusInternalServerError)
+		p.failed(w, r, "the grant could not be revoked")
 	default:
 		done(w, r, "approvals", "revoked")
 	}

@@ -26,7 +26,7 @@ func (p *Panel) clientsPage(w http.ResponseWriter, r *http.Request) {
 		}
 		if err != nil {
 			p.log.Error("panel: list OAuth clients", "err", err)
-			http.Error(w, "500 internal error: hamcp's store could not be read", http.StatusInternalServerError)
+			p.failed(w, r, "hamcp's store could not be read")
 			return
 		}
 	}
@@ -49,7 +49,7 @@ func (p *Panel) revokeOAuth(w http.ResponseWriter, r *http.Request) {
 		done(w, r, "clients", "grant-gone")
 	case err != nil:
 		p.log.Error("panel: revoke an OAuth grant", "err", err)
-		http.Error(w, "500 internal error: the sign-in could not be revoked", http.StatusInternalServerError)
+		p.failed(w, r, "the sign-in could not be revoked")
 	default:
 		p.o.Permissions.RecordPanelAction("oauth", g.ClientName+" "+g.ClientID,
 			"OAuth sign-in of "+g.UserName+" revoked by "+p.approver(u).String())

@@ -158,6 +158,20 @@ func (p *Panel) notFound(w http.ResponseWriter, r *http.Request) {
 		Text: "The hamcp panel has no page at this address.", Back: "", BackLabel: "Go to Connect"})
 }
 
+// failed answers a request hamcp could not serve: the panel's layout, the 500 status, what could
+// not be done in words (never the cause: that goes to the log), and the way back to the page.
+func (p *Panel) failed(w http.ResponseWriter, r *http.Request, what string) {
+	p.errorPage(w, r, http.StatusInternalServerError, "Something went wrong", errorData{
+		Text: "500 internal error: " + what + ". hamcp's log says why; try again in a moment.",
+		Back: backTo(r), BackLabel: "Back to the page"})
+}
+
+// badRequest answers a form that cannot be acted on, saying why and offering the way back.
+func (p *Panel) badRequest(w http.ResponseWriter, r *http.Request, why string) {
+	p.errorPage(w, r, http.StatusBadRequest, "Request refused", errorData{
+		Text: "400 bad request: " + why + ", so nothing was done.", Back: backTo(r), BackLabel: "Back to the page"})
+}
+
 func (p *Panel) render(w http.ResponseWriter, r *http.Request, page, title string, data any) {
 	p.renderStatus(w, r, http.StatusOK, page, title, data)
 }

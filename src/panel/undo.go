@@ -65,7 +65,7 @@ func (p *Panel) undoPost(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	if err != nil || id <= 0 {
-		http.NotFound(w, r)
+		p.notFound(w, r)
 		return
 	}
 	if p.o.Undo == nil {

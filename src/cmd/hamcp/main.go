@@ -17,6 +17,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	// The panel reads dates in the browser's zone by IANA name; the zone database travels in the
+	// binary so that works whatever the image carries (about 450 KB).
+	_ "time/tzdata"
 
 	"github.com/hamcp/hamcp/src/app"
 	"github.com/hamcp/hamcp/src/config"

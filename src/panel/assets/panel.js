@@ -36,6 +36,11 @@
   }
   localTimes();
   setInterval(localTimes, 30000);
+  // Activity's "today" and from–to dates are the browser's days too: the filter form says its zone.
+  const tzField = document.getElementById("filter-tz");
+  if (tzField && !tzField.value && window.Intl) {
+    try { tzField.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* hamcp's zone then */ }
+  }
 
   // ---- Live updates that keep the focus where the user left it ----
   function keyOf(n) {
