@@ -76,6 +76,7 @@ func StartOn(ctx context.Context, cfg *config.Config, so sim.Options, panelAddr 
 	c := *cfg
 	c.HubitatURL, c.HubitatAppID, c.HubitatToken = hubURL, hub.AppID(), hub.Token()
 	c.HubitatUsername, c.HubitatPassword = demoHubUser, demoHubPassword
+	c.HubitatRMEndpoint = hub.RuleEndpointURL()
 	c.HAURL = home.URL()
 	c.HAToken = home.Token()
 	c.HAAuthURL = home.URL()

@@ -74,13 +74,14 @@ type Config struct {
 	SSHAuthorizedKeys string `opt:"ssh_authorized_keys" cmd:"serve,demo" help:"OpenSSH public keys allowed to connect, one per line"`
 
 	// A Hubitat Elevation hub beside Home Assistant: its tools exist only when hubitat_url is set.
-	HubitatURL      string   `opt:"hubitat_url" cmd:"serve,stdio" help:"Hubitat hub's address, e.g. http://192.168.1.20 (empty: no Hubitat tools)"`
-	HubitatAppID    string   `opt:"hubitat_app_id" cmd:"serve,stdio" help:"id of the hub's Maker API app, the number after /apps/api/ in its URLs"`
-	HubitatToken    string   `opt:"hubitat_token" cmd:"serve,stdio" secret:"true" help:"the Maker API app's access token"`
-	HubitatUsername string   `opt:"hubitat_username" cmd:"serve,stdio" help:"Hub Security user name, when Hub Security is on (for hub info and the admin tools)"`
-	HubitatPassword string   `opt:"hubitat_password" cmd:"serve,stdio" secret:"true" help:"Hub Security password"`
-	HubitatDevices  []string `opt:"hubitat_devices" cmd:"serve,stdio" help:"device ids the assistant may use (comma-separated), narrowing those the Maker API app authorises; empty = all of those"`
-	HubitatEvents   string   `opt:"hubitat_events" cmd:"serve,stdio" default:"auto" validate:"oneof=auto eventsocket posturl" help:"where live device events come from: eventsocket (the hub's WebSocket), posturl (Maker API pushes to external_url/hubitat/events), auto (eventsocket, falling back to posturl when external_url is set)"`
+	HubitatURL        string   `opt:"hubitat_url" cmd:"serve,stdio" help:"Hubitat hub's address, e.g. http://192.168.1.20 (empty: no Hubitat tools)"`
+	HubitatAppID      string   `opt:"hubitat_app_id" cmd:"serve,stdio" help:"id of the hub's Maker API app, the number after /apps/api/ in its URLs"`
+	HubitatToken      string   `opt:"hubitat_token" cmd:"serve,stdio" secret:"true" help:"the Maker API app's access token"`
+	HubitatUsername   string   `opt:"hubitat_username" cmd:"serve,stdio" help:"Hub Security user name, when Hub Security is on (for hub info and the admin tools)"`
+	HubitatPassword   string   `opt:"hubitat_password" cmd:"serve,stdio" secret:"true" help:"Hub Security password"`
+	HubitatDevices    []string `opt:"hubitat_devices" cmd:"serve,stdio" help:"device ids the assistant may use (comma-separated), narrowing those the Maker API app authorises; empty = all of those"`
+	HubitatRMEndpoint string   `opt:"hubitat_rm_endpoint" cmd:"serve,stdio" secret:"true" help:"the Local End Point URL of a Rule Machine rule you made for hamcp (its trigger's URL, with the access token), so the assistant can set rules' private booleans; empty: it cannot"`
+	HubitatEvents     string   `opt:"hubitat_events" cmd:"serve,stdio" default:"auto" validate:"oneof=auto eventsocket posturl" help:"where live device events come from: eventsocket (the hub's WebSocket), posturl (Maker API pushes to external_url/hubitat/events), auto (eventsocket, falling back to posturl when external_url is set)"`
 	// The upstream gates: off by default; admin write also needs confirm, a recent backup and the hub_admin grant.
 	HubitatAdminRead  bool `opt:"hubitat_admin_read" cmd:"serve,stdio,demo" help:"allow the Hubitat hub admin read tools (hub health, apps and drivers, their source)"`
 	HubitatAdminWrite bool `opt:"hubitat_admin_write" cmd:"serve,stdio,demo" help:"allow the Hubitat hub admin write tools (backup, reboot, install and delete code); each call also needs the hub_admin permission and a hub backup taken within the hour"`

@@ -26,6 +26,8 @@ type Client struct {
 	appID, token string
 	username     string
 	password     string
+	ruleApp      string          // hubitat_rm_endpoint's rule app id; "" without one
+	ruleToken    string          // and its access token, a secret like token
 	allow        map[string]bool // nil: everything Maker API authorised
 	mode         EventMode
 	pushURL      string
@@ -88,6 +90,9 @@ func New(o Options) (*Client, error) {
 		backoffBase: defaultBackoffBase, backoffCap: defaultBackoffCap, stableAfter: defaultStableAfter,
 		pingInterval: defaultPingInterval, callTimeout: defaultCallTimeout, backupWait: defaultBackupWait,
 		sessionTTL: defaultSessionTTL,
+	}
+	if o.RuleEndpoint != "" {
+		c.ruleApp, c.ruleToken, _ = ParseRuleEndpoint(o.URL, o.RuleEndpoint) // Validate passed
 	}
 	if len(o.Devices) > 0 {
 		c.allow = map[string]bool{}
@@ -223,7 +228,7 @@ func (c *Client) apiError(path string, r *reply) error {
 	if json.Unmarshal(body, &obj) == nil && obj.Message != "" {
 		body = []byte(obj.Message)
 	}
-	msg := clean(scrubText(string(body), c.token, c.password))
+	msg := clean(scrubText(string(body), c.token, c.password, c.ruleToken))
 	if msg == "" || strings.HasPrefix(strings.TrimSpace(string(r.body)), "<") {
 		msg = http.StatusText(r.status)
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +67,9 @@ func TestValidateNamesTheOption(t *testing.T) {
 		{"device twice", func(o *Options) { o.Devices = []string{"12", "12"} }, "hubitat_devices lists \"12\" twice"},
 		{"events unknown", func(o *Options) { o.Events = "poll" }, "hubitat_events"},
 		{"posturl needs a push url", func(o *Options) { o.Events = EventsPostURL }, "hubitat_events"},
+		{"rule endpoint", func(o *Options) { o.RuleEndpoint = "http://192.168.1.20/apps/api/14/trigger?access_token=abc-1" }, ""},
+		{"rule endpoint elsewhere", func(o *Options) { o.RuleEndpoint = "https://cloud.hubitat.com/api/x/apps/14/trigger?access_token=abc" }, "hubitat_rm_endpoint"},
+		{"rule endpoint without token", func(o *Options) { o.RuleEndpoint = "http://192.168.1.20/apps/api/14/trigger" }, "hubitat_rm_endpoint"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -653,4 +657,117 @@ func TestCloseStopsEverything(t *testing.T) {
 		t.Fatalf("%+v", c.Status())
 	}
 	testkit.Eventually(t, "socket closed", func() bool { return h.Sockets() == 0 })
+}
+
+func TestParseRuleEndpoint(t *testing.T) {
+	t.Parallel()
+	const hub = "http://192.168.1.20"
+	for _, tc := range []struct {
+		name, hub, raw string
+		app, token     string // "" app: refused
+	}{
+		{"as Rule Machine shows it", hub, hub + "/apps/api/14/trigger?access_token=0b2c-4e6a", "14", "0b2c-4e6a"},
+		{"any last segment", hub, hub + "/apps/api/205/go?access_token=t0k", "205", "t0k"},
+		{"hub url with a slash", hub + "/", hub + "/apps/api/14/trigger?access_token=t0k", "14", "t0k"},
+		{"hub with a port", "http://hub.lan:8080", "http://hub.lan:8080/apps/api/3/x?access_token=t0k", "3", "t0k"},
+		{"the cloud endpoint", hub, "https://cloud.hubitat.com/api/abc/apps/14/trigger?access_token=t0k", "", ""},
+		{"https for an http hub", hub, "https://192.168.1.20/apps/api/14/trigger?access_token=t0k", "", ""},
+		{"another host", hub, "http://192.168.1.21/apps/api/14/trigger?access_token=t0k", "", ""},
+		{"no token", hub, hub + "/apps/api/14/trigger", "", ""},
+		{"two tokens", hub, hub + "/apps/api/14/trigger?access_token=a&access_token=b", "", ""},
+		{"another parameter", hub, hub + "/apps/api/14/trigger?access_token=t0k&x=1", "", ""},
+		{"token with a quote", hub, hub + "/apps/api/14/trigger?access_token=%22t0k", "", ""},
+		{"app id not a number", hub, hub + "/apps/api/rm/trigger?access_token=t0k", "", ""},
+		{"no last segment", hub, hub + "/apps/api/14?access_token=t0k", "", ""},
+		{"deeper path", hub, hub + "/apps/api/14/a/b?access_token=t0k", "", ""},
+		{"user info", hub, "http://u:p@192.168.1.20/apps/api/14/trigger?access_token=t0k", "", ""},
+		{"fragment", hub, hub + "/apps/api/14/trigger?access_token=t0k#x", "", ""},
+		{"bad hub url", "", hub + "/apps/api/14/trigger?access_token=t0k", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app, token, err := ParseRuleEndpoint(tc.hub, tc.raw)
+			if app != tc.app || token != tc.token || (err == nil) != (tc.app != "") {
+				t.Fatalf("ParseRuleEndpoint(%q) = %q, %q, %v; want %q, %q", tc.raw, app, token, err, tc.app, tc.token)
+			}
+			if err != nil && (strings.Contains(err.Error(), "t0k") || !strings.Contains(err.Error(), "hub")) {
+				t.Fatalf("the error echoes the token or names nothing: %v", err)
+			}
+		})
+	}
+}
+
+// TestSetRuleBoolean: the verb goes to the endpoint rule with its token, over the socket, and
+// only the named rule's boolean changes; a renewed token and a closed hub say so without the token.
+func TestSetRuleBoolean(t *testing.T) {
+	t.Parallel()
+	h := startHub(t, simhub.Options{})
+	c := newClient(t, h, func(o *Options) { o.RuleEndpoint = h.RuleEndpointURL() })
+	ctx := t.Context()
+	if !c.HasRuleEndpoint() {
+		t.Fatal("the endpoint was not taken")
+	}
+	for _, v := range []bool{false, true, false} {
+		if err := c.SetRuleBoolean(ctx, 12, v); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := h.InstalledApp(12); st.PrivateBoolean != v {
+			t.Fatalf("rule 12 reads %v after setting %v", st.PrivateBoolean, v)
+		}
+	}
+	if st, _ := h.InstalledApp(11); !st.PrivateBoolean {
+		t.Error("another rule's boolean changed")
+	}
+	if n := h.Requests("GET /apps/api/14/setRuleBooleanFalse=12"); n != 2 {
+		t.Errorf("%d requests for false, want 2", n)
+	}
+	plain := newClient(t, h, nil)
+	if err := plain.SetRuleBoolean(ctx, 12, true); !errors.Is(err, ErrNoRuleEndpoint) || plain.HasRuleEndpoint() {
+		t.Errorf("without the option: %v", err)
+	}
+	u, tok, _ := strings.Cut(h.RuleEndpointURL(), "?access_token=")
+	stale := newClient(t, h, func(o *Options) { o.RuleEndpoint = u + "?access_token=old-5e6f7a8b" })
+	err := stale.SetRuleBoolean(ctx, 12, true)
+	if !errors.Is(err, ErrRuleEndpointRefused) || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "old-5e6f7a8b") {
+		t.Errorf("a renewed token: %v", err)
+	}
+	// A hub that is gone: the URL the transport quotes must not carry the token.
+	raw, _ := New(Options{URL: h.URL(), AppID: h.AppID(), Token: h.Token(), RuleEndpoint: h.RuleEndpointURL()})
+	defer raw.Close()
+	h.Close()
+	if err := raw.SetRuleBoolean(ctx, 12, true); err == nil || strings.Contains(err.Error(), tok) || !errors.Is(err, ErrUnavailable) {
+		t.Errorf("a closed hub: %v", err)
+	}
+}
+
+func FuzzParseRuleEndpoint(f *testing.F) {
+	for _, s := range []string{"http://192.168.1.20/apps/api/14/trigger?access_token=abc", "http://192.168.1.20/apps/api/14/x?access_token=a&b=c",
+		"https://cloud.hubitat.com/x", "http://192.168.1.20/apps/api//x?access_token=a", "http://192.168.1.20/apps/api/1%2F2/x?access_token=a"} {
+		f.Add(s)
+	}
+	// Every refusal's fixed words, so a token that happens to be one of them is not a leak.
+	var fixed strings.Builder
+	for _, raw := range []string{"x", "http://other/apps/api/1/x?access_token=a", "http://192.168.1.20/apps/api/1/x?b=c"} {
+		_, _, err := ParseRuleEndpoint("http://192.168.1.20", raw)
+		fixed.WriteString(err.Error())
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		app, token, err := ParseRuleEndpoint("http://192.168.1.20", raw)
+		if err != nil {
+			if app != "" || token != "" {
+				t.Fatalf("an error with a result: %q %q", app, token)
+			}
+			if _, q, ok := strings.Cut(raw, "access_token="); ok && len(q) >= 4 && strings.Contains(err.Error(), q) && !strings.Contains(fixed.String(), q) {
+				t.Fatalf("the error echoes the token: %v", err)
+			}
+			return
+		}
+		if !allDigits(app) || app == "" || token == "" || !tokenChars(token) {
+			t.Fatalf("accepted app %q token %q from %q", app, token, raw)
+		}
+		// What the client builds from it stays on the hub, under the app's path.
+		u, perr := url.Parse("http://192.168.1.20/apps/api/" + app + "/setRuleBooleanTrue=1?access_token=" + token)
+		if perr != nil || u.Host != "192.168.1.20" || u.Query().Get("access_token") != token {
+			t.Fatalf("the request URL from %q escapes: %v %v", raw, u, perr)
+		}
+	})
 }

@@ -65,7 +65,7 @@ func (c *Client) scrub(err error) error {
 	if errors.As(err, &s) {
 		return err
 	}
-	return &scrubbed{err: err, secrets: []string{c.token, c.password}}
+	return &scrubbed{err: err, secrets: []string{c.token, c.password, c.ruleToken}}
 }
 
 func unavailable(where string, cause error) error {

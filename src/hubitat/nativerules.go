@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -13,7 +16,8 @@ import (
 // setRuleBooleanTrue), a class only code running on the hub can call; off the hub hamcp drives
 // the same rules through their pages, as the hub's UI does: the app tree for the list and the
 // "(Paused)" state, and the page buttons for the rest (upstream's own fallback when RMUtils is
-// load-limited: pausRule through /installedapp/btn).
+// load-limited: pausRule through /installedapp/btn). A private boolean has no button: it goes
+// through a rule's Local End Point the user gave (SetRuleBoolean).
 
 // ruleEngines maps the type of an engine's parent app to the engine's name. The parent type
 // names are the ones upstream's _appTypeRegistry finds in /hub2/appsList; "Simple Automation
@@ -117,4 +121,42 @@ func (c *Client) SetRulePaused(ctx context.Context, id int64, pause bool) (chang
 		return true, fmt.Errorf("%w: the pause button was clicked but rule %d still reads paused=%v (a disabled rule ignores it; a rule whose name ends in \"(Paused)\" reads as paused)", ErrNotConfirmed, id, after.Paused)
 	}
 	return true, nil
+}
+
+// ErrNoRuleEndpoint is a private-boolean change without hubitat_rm_endpoint.
+var ErrNoRuleEndpoint = errors.New("hubitat_rm_endpoint is not set")
+
+// ErrRuleEndpointRefused is hubitat_rm_endpoint answered with 401 or 404: the rule or its token
+// is gone (the rule deleted, its token renewed). Nothing was done.
+var ErrRuleEndpointRefused = errors.New("the hub refused hubitat_rm_endpoint: the rule or its access token no longer exists; copy the Local End Point URL again from the rule's trigger")
+
+// HasRuleEndpoint says whether hubitat_rm_endpoint is set, so private booleans can be set.
+func (c *Client) HasRuleEndpoint() bool { return c.ruleApp != "" }
+
+// SetRuleBoolean sets a Rule Machine rule's private boolean. RMUtils, upstream's way, runs only on
+// the hub; off the hub Rule Machine takes the same verb through any rule's Local End Point:
+// /apps/api/<endpoint rule>/setRuleBooleanTrue=<id> (or False) with that rule's token, in place of
+// the endpoint's own last segment (upstream docs/rm_native_test_matrix.md §8). The hub reports
+// nothing back about the boolean, so a 2xx is all there is to check. id must be a Rule Machine
+// rule (NativeRule first): for another id the verb is accepted and does nothing.
+func (c *Client) SetRuleBoolean(ctx context.Context, id int64, value bool) error {
+	if c.ruleApp == "" {
+		return ErrNoRuleEndpoint
+	}
+	verb := "setRuleBooleanFalse"
+	if value {
+		verb = "setRuleBooleanTrue"
+	}
+	path := "/apps/api/" + c.ruleApp + "/" + verb + "=" + strconv.FormatInt(id, 10)
+	r, err := c.do(ctx, http.MethodGet, path, url.Values{"access_token": {c.ruleToken}}, nil, "", c.callTimeout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case r.status == http.StatusUnauthorized || r.status == http.StatusNotFound:
+		return fmt.Errorf("%w (HTTP %d)", ErrRuleEndpointRefused, r.status)
+	case r.status < 200 || r.status > 299:
+		return c.apiError("/apps/api/"+c.ruleApp+"/"+verb, r)
+	}
+	return nil
 }

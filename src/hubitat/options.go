@@ -44,6 +44,12 @@ type Options struct {
 	Devices []string
 	// Events chooses the live-event source (hubitat_events); "" is auto.
 	Events EventMode
+	// RuleEndpoint is the Local End Point URL of a Rule Machine rule the user made for hamcp
+	// (hubitat_rm_endpoint): http://<hub>/apps/api/<ruleId>/<anything>?access_token=<token>.
+	// Rule Machine's endpoints take verbs such as setRuleBooleanTrue=<ids> in place of the last
+	// segment, the only way to reach a rule's private boolean from off the hub. "" offers none.
+	// Its token is a secret like Token.
+	RuleEndpoint string
 	// PushURL is where the hub can reach the handler from PushHandler, without the secret
 	// segment the client adds (e.g. "http://192.168.1.5:8099/hubitat/events"). Needed by
 	// EventsPostURL and by auto's fall-back.
@@ -103,12 +109,47 @@ func (o Options) Validate() error {
 	default:
 		bad("hubitat_events %q is not one of eventsocket, posturl (or empty for automatic)", clean(string(o.Events)))
 	}
+	if o.RuleEndpoint != "" {
+		if _, _, err := ParseRuleEndpoint(o.URL, o.RuleEndpoint); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if o.PushURL != "" {
 		if u, err := url.Parse(o.PushURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
 			bad("hubitat push URL %q must be http(s)://host[:port]/path with no query", clean(o.PushURL))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ParseRuleEndpoint reads hubitat_rm_endpoint against hubitat_url: the endpoint must be on the
+// hub itself (its token goes nowhere else), under /apps/api/<ruleId>/, with the access token as
+// its only query parameter. It returns the rule app's id and the token. Errors never echo the
+// value: it carries the token.
+func ParseRuleEndpoint(hubURL, raw string) (app, token string, err error) {
+	const what = "hubitat_rm_endpoint must be the Local End Point URL a Rule Machine rule shows for its trigger, " +
+		"http://<hub>/apps/api/<id>/trigger?access_token=<token>"
+	base, err := normaliseURL(hubURL)
+	if err != nil {
+		return "", "", err
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.User != nil || u.Fragment != "" || u.Opaque != "" {
+		return "", "", errors.New(what)
+	}
+	if u.Scheme+"://"+u.Host != base {
+		return "", "", fmt.Errorf("%s; it names another address than hubitat_url %s: copy the local endpoint, not the cloud one", what, clean(base))
+	}
+	seg := strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
+	if len(seg) != 4 || seg[0] != "apps" || seg[1] != "api" || !allDigits(seg[2]) || seg[2] == "" || seg[3] == "" {
+		return "", "", errors.New(what)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	tok := q.Get("access_token")
+	if err != nil || len(q) != 1 || len(q["access_token"]) != 1 || tok == "" || !tokenChars(tok) {
+		return "", "", fmt.Errorf("%s; its query must be the access_token alone", what)
+	}
+	return seg[2], tok, nil
 }
 
 // normaliseURL checks hubitat_url and returns it without a trailing slash.

@@ -1,6 +1,7 @@
 package hubitat
 
 import (
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -36,7 +37,17 @@ type installedApp struct {
 	wizard          *hubVarWizard // the Hub Variables app's create/delete wizard (hubvars.go)
 	runs            int
 	clicks          []string
+	// privateBool is a Rule Machine rule's private boolean: true after Start (upstream,
+	// rm_native_test_matrix.md §7), changed by setRuleBooleanTrue/False.
+	privateBool bool
+	// endpointToken is the access token of a rule with a Local End Point trigger; "" without one.
+	endpointToken string
+	// endpointValue is the last %value% its endpoint was called with.
+	endpointValue string
 }
+
+// endpointRuleID is the demo's rule with a Local End Point trigger (hubitat_rm_endpoint).
+const endpointRuleID = 14
 
 type ruleAction struct {
 	device  int
@@ -56,11 +67,15 @@ func demoInstalledApps() *installedApps {
 	}
 	porch := rule(13, 1, "Porch Light at Sunset", "Rule-5.0", ruleAction{3, "on"})
 	porch.paused = true
-	return &installedApps{list: []*installedApp{
+	// A rule whose only trigger is a Local End Point, as a user makes one for hamcp.
+	endpoint := rule(endpointRuleID, 1, "hamcp Endpoint", "Rule-5.1")
+	endpoint.actions, endpoint.endpointToken = []ruleAction{}, uuid()
+	apps := &installedApps{list: []*installedApp{
 		{id: 1, label: "Rule Machine", typ: "Rule Machine", ns: "hubitat"},
 		rule(11, 1, "Night Lights", "Rule-5.1", ruleAction{1, "off"}, ruleAction{2, "off"}),
 		rule(12, 1, "Lock Doors at Bedtime", "Rule-5.1", ruleAction{8, "lock"}, ruleAction{9, "lock"}),
 		porch,
+		endpoint,
 		{id: 2, label: "Basic Rules", typ: "Basic Rules", ns: "hubitat"},
 		rule(21, 2, "Hallway Motion Light", "Basic Rule-1.0", ruleAction{7, "on"}),
 		{id: 3, label: "Room Lighting", typ: "Room Lighting", ns: "hubitat"},
@@ -79,6 +94,10 @@ func demoInstalledApps() *installedApps {
 		{id: 80, label: "Hubitat® Dashboard", typ: "Hubitat® Dashboard", ns: "hubitat"},
 		{id: 81, label: "Old Tablet", typ: "Dashboard", ns: "hubitat", parent: 80, dash: &dashboard{version: "1.0", devices: []int{3}}},
 	}, pinToken: uuid(), nextID: 100}
+	for _, x := range apps.list {
+		x.privateBool = x.isRule() && strings.HasPrefix(x.typ, "Rule-")
+	}
+	return apps
 }
 
 // appsLocked is the hub's app list, seeded with the demo house's apps the first time.
@@ -318,14 +337,7 @@ func (h *Hub) appButton(w http.ResponseWriter, r *http.Request) {
 		case "pausRule":
 			x.paused = !x.paused
 		case "runAct":
-			x.runs++
-			for _, a := range x.actions {
-				if d := h.byID[a.device]; d != nil {
-					if changes, err := d.run(a.command, nil); err == nil {
-						recs = append(recs, h.applyLocked(d, changes, "digital")...)
-					}
-				}
-			}
+			recs = h.runActionsLocked(x)
 		}
 	}
 	h.mu.Unlock()
@@ -333,11 +345,30 @@ func (h *Hub) appButton(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"status": "success"}) // assumed: upstream reads only the status code
 }
 
+// runActionsLocked runs a rule's actions, the device commands it holds.
+func (h *Hub) runActionsLocked(x *installedApp) []eventRecord {
+	if x.disabled {
+		return nil
+	}
+	x.runs++
+	var recs []eventRecord
+	for _, a := range x.actions {
+		if d := h.byID[a.device]; d != nil {
+			if changes, err := d.run(a.command, nil); err == nil {
+				recs = append(recs, h.applyLocked(d, changes, "digital")...)
+			}
+		}
+	}
+	return recs
+}
+
 // AppState is an installed app's state, for tests.
 type AppState struct {
 	Disabled, Paused bool
 	Runs             int
 	Clicks           []string
+	PrivateBoolean   bool
+	EndpointValue    string // the last %value% a rule's Local End Point was called with
 }
 
 // InstalledApp reports an installed app's state, for tests.
@@ -348,5 +379,61 @@ func (h *Hub) InstalledApp(id int) (AppState, bool) {
 	if x == nil {
 		return AppState{}, false
 	}
-	return AppState{Disabled: x.disabled, Paused: x.paused, Runs: x.runs, Clicks: slices.Clone(x.clicks)}, true
+	return AppState{Disabled: x.disabled, Paused: x.paused, Runs: x.runs, Clicks: slices.Clone(x.clicks),
+		PrivateBoolean: x.privateBool, EndpointValue: x.endpointValue}, true
+}
+
+// RuleEndpointURL is the Local End Point URL the demo's endpoint rule shows for its trigger, what
+// a user pastes into hubitat_rm_endpoint.
+func (h *Hub) RuleEndpointURL() string {
+	h.mu.Lock()
+	tok := h.appsLocked().find(strconv.Itoa(endpointRuleID)).endpointToken
+	h.mu.Unlock()
+	return h.URL() + "/apps/api/" + strconv.Itoa(endpointRuleID) + "/trigger?access_token=" + tok
+}
+
+// ruleEndpoint is a Rule Machine rule's Local End Point, /apps/api/<rule>/<segment>?access_token=….
+// Rule Machine reads the segment as one of its verbs with rule ids, <verb>=<id>&<id>, or else as
+// the %value% that triggers the rule (upstream rm_native_test_matrix.md §8). The statuses and the
+// empty body are assumed: nothing documents them, and hamcp reads only the status.
+func (h *Hub) ruleEndpoint(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	x := h.appsLocked().find(r.PathValue("app"))
+	if x == nil || x.endpointToken == "" {
+		h.mu.Unlock()
+		makerError(w, http.StatusNotFound, "AppNotFound", "App not found") // assumed, as Maker API's
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("access_token")), []byte(x.endpointToken)) != 1 {
+		h.mu.Unlock()
+		makerError(w, http.StatusUnauthorized, "AccessDenied", "Invalid or missing access_token") // assumed
+		return
+	}
+	verb, ids, hasIDs := strings.Cut(r.PathValue("rest"), "=")
+	var recs []eventRecord
+	for _, raw := range strings.Split(ids, "&") {
+		t := h.appsLocked().find(raw)
+		// RMUtils ignores an id that is not a Rule Machine rule, and so does the endpoint.
+		if !hasIDs || t == nil || !t.isRule() || !strings.HasPrefix(t.typ, "Rule-") {
+			continue
+		}
+		switch verb {
+		case "setRuleBooleanTrue", "setRuleBooleanFalse":
+			t.privateBool = verb == "setRuleBooleanTrue"
+		case "pauseRule", "resumeRule":
+			t.paused = verb == "pauseRule"
+		case "runRuleAct":
+			recs = append(recs, h.runActionsLocked(t)...)
+		}
+	}
+	switch verb {
+	case "setRuleBooleanTrue", "setRuleBooleanFalse", "pauseRule", "resumeRule", "runRuleAct", "stopRuleAct", "runRule":
+	default:
+		// Anything else is the value that triggers the endpoint's own rule.
+		x.endpointValue = r.PathValue("rest")
+		recs = append(recs, h.runActionsLocked(x)...)
+	}
+	h.mu.Unlock()
+	h.publish(recs)
+	w.WriteHeader(http.StatusOK)
 }

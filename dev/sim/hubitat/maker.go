@@ -57,7 +57,8 @@ func (h *Hub) tokenOK(r *http.Request) bool {
 // serveMaker is /apps/api/<appId>/…?access_token=…, every route a GET.
 func (h *Hub) serveMaker(w http.ResponseWriter, r *http.Request) {
 	if r.PathValue("app") != h.appID {
-		makerError(w, http.StatusNotFound, "AppNotFound", "App not found") // assumed
+		// Another app's OAuth endpoints: a Rule Machine rule's Local End Point, or nothing.
+		h.ruleEndpoint(w, r)
 		return
 	}
 	if !h.tokenOK(r) {

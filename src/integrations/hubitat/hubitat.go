@@ -74,7 +74,7 @@ func Options(cfg *config.Config) (hubclient.Options, error) {
 			name string
 			set  bool
 		}{{"hubitat_app_id", cfg.HubitatAppID != ""}, {"hubitat_token", cfg.HubitatToken != ""}, {"hubitat_username", cfg.HubitatUsername != ""},
-			{"hubitat_password", cfg.HubitatPassword != ""}, {"hubitat_devices", len(cfg.HubitatDevices) > 0},
+			{"hubitat_password", cfg.HubitatPassword != ""}, {"hubitat_devices", len(cfg.HubitatDevices) > 0}, {"hubitat_rm_endpoint", cfg.HubitatRMEndpoint != ""},
 			{"hubitat_admin_read", cfg.HubitatAdminRead}, {"hubitat_admin_write", cfg.HubitatAdminWrite}} {
 			if o.set {
 				return hubclient.Options{}, &config.Error{Option: o.name, Source: "configuration",
@@ -84,7 +84,7 @@ func Options(cfg *config.Config) (hubclient.Options, error) {
 		return hubclient.Options{}, nil
 	}
 	o := hubclient.Options{URL: cfg.HubitatURL, AppID: cfg.HubitatAppID, Token: cfg.HubitatToken, Username: cfg.HubitatUsername,
-		Password: cfg.HubitatPassword, Devices: cfg.HubitatDevices}
+		Password: cfg.HubitatPassword, Devices: cfg.HubitatDevices, RuleEndpoint: cfg.HubitatRMEndpoint}
 	switch cfg.HubitatEvents {
 	case "eventsocket":
 		o.Events = hubclient.EventsSocket

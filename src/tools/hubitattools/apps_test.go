@@ -37,7 +37,7 @@ func TestAppsListAndGet(t *testing.T) {
 	s := served(withClient(c), withAdmin(true, false)).Session(t)
 	var out appsOut
 	s.OK(t, "hubitat_manage_apps", map[string]any{"action": "list"}, &out)
-	if _, ok := appByID(out.List.Items, 61); ok || out.List.Total != 19 {
+	if _, ok := appByID(out.List.Items, 61); ok || out.List.Total != 20 {
 		t.Errorf("default list: %d apps, hidden 61 listed: %v", out.List.Total, ok)
 	}
 	if r, ok := appByID(out.List.Items, 12); !ok || r.ParentID != 1 || r.ParentType != "Rule Machine" || r.Name != "Lock Doors at Bedtime" {
@@ -66,7 +66,7 @@ func TestAppsListAndGet(t *testing.T) {
 		t.Errorf("get 50: %+v", got.App)
 	}
 	s.OK(t, "hubitat_manage_apps", map[string]any{"action": "get", "appId": 1}, &got)
-	if len(got.App.Children) != 3 || got.App.Children[2].Label != "Porch Light at Sunset" {
+	if len(got.App.Children) != 4 || got.App.Children[2].Label != "Porch Light at Sunset" {
 		t.Errorf("Rule Machine's children: %+v", got.App.Children)
 	}
 	for _, c := range []tooltest.ErrCase{
@@ -128,7 +128,7 @@ func TestAppsToggleGates(t *testing.T) {
 	// The parent of rules: the user hears that its children are affected too.
 	no = &asking{answer: "decline"}
 	no.session(t, ready).Fail(t, "hubitat_manage_apps", map[string]any{"action": "disable", "appId": 1})
-	if q := no.questions(); len(q) != 1 || !strings.Contains(q[0], "3 child apps") {
+	if q := no.questions(); len(q) != 1 || !strings.Contains(q[0], "4 child apps") {
 		t.Errorf("disabling Rule Machine asked %q", q)
 	}
 	tooltest.ErrCase{Tool: "hubitat_manage_apps", Args: map[string]any{"action": "disable", "appId": 7}, Code: "refused", Contains: "Maker API"}.Check(t, s)

@@ -26,6 +26,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,6 +80,13 @@ func startHub(so simhub.Options, co hubitat.Options) (*simhub.Hub, *hubitat.Clie
 		return nil, nil, err
 	}
 	co.URL, co.AppID, co.Token = url, h.AppID(), h.Token()
+	switch co.RuleEndpoint {
+	case simEndpoint:
+		co.RuleEndpoint = h.RuleEndpointURL()
+	case simEndpointOldToken:
+		u, _, _ := strings.Cut(h.RuleEndpointURL(), "?")
+		co.RuleEndpoint = u + "?access_token=renewed-since-0123456789"
+	}
 	if so.Username != "" && co.Username == "" {
 		co.Username, co.Password = so.Username, so.Password
 	}
@@ -99,6 +107,10 @@ func startHub(so simhub.Options, co hubitat.Options) (*simhub.Hub, *hubitat.Clie
 	}
 	return h, c, nil
 }
+
+// simEndpoint in hubitat.Options.RuleEndpoint stands for the sim hub's endpoint rule's URL, and
+// simEndpointOldToken for that URL with a token the hub no longer knows.
+const simEndpoint, simEndpointOldToken = "sim", "sim-old-token"
 
 // newHub starts a hub of the test's own, and a started client for it.
 func newHub(t testing.TB, so simhub.Options, co hubitat.Options) (*simhub.Hub, *hubitat.Client) {

@@ -2,6 +2,7 @@ package hubitattools_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -49,7 +50,7 @@ func TestNativeRulesList(t *testing.T) {
 	s := served(withClient(c), withAdmin(true, false)).Session(t)
 	var out rulesOut
 	s.OK(t, "hubitat_manage_native_rules", map[string]any{"action": "list"}, &out)
-	if out.List.Total != 6 || len(out.List.Items) != 6 {
+	if out.List.Total != 7 || len(out.List.Items) != 7 {
 		t.Fatalf("%d rules listed: %+v", out.List.Total, out.List.Items)
 	}
 	for id, want := range map[int64]ruleRow{
@@ -65,7 +66,7 @@ func TestNativeRulesList(t *testing.T) {
 			t.Errorf("rule %d: %+v, want %+v", id, got, want)
 		}
 	}
-	if !strings.Contains(out.Note, "private boolean") {
+	if !strings.Contains(out.Note, "hubitat_rm_endpoint") {
 		t.Errorf("the list does not say why a private boolean cannot be set: %q", out.Note)
 	}
 	s.OK(t, "hubitat_manage_native_rules", map[string]any{"action": "list", "engine": "Basic Rules"}, &out)
@@ -73,7 +74,7 @@ func TestNativeRulesList(t *testing.T) {
 		t.Errorf("engine filter: %+v", out.List)
 	}
 	s.OK(t, "hubitat_manage_native_rules", map[string]any{"action": "list", "limit": 2, "offset": 4}, &out)
-	if out.List.Total != 6 || len(out.List.Items) != 2 {
+	if out.List.Total != 7 || len(out.List.Items) != 2 {
 		t.Errorf("paging: %+v", out.List)
 	}
 	// Neither option: the tool is off; only the write option: reading is refused.
@@ -89,13 +90,14 @@ var ruleWrites = []map[string]any{
 	{"action": "run_actions", "ruleId": 12},
 	{"action": "pause", "ruleId": 11},
 	{"action": "resume", "ruleId": 13},
+	{"action": "set_private_boolean", "ruleId": 11, "value": false},
 }
 
 // TestNativeRulesGatesRefuse: without the write option, the hub_admin grant or the user's own
 // yes (whatever the model says), no rule runs, pauses or resumes, and the hub is never clicked.
 func TestNativeRulesGatesRefuse(t *testing.T) {
 	t.Parallel()
-	h, c := newHub(t, simhub.Options{Username: "owner", Password: "pw"}, hubitat.Options{})
+	h, c := newHub(t, simhub.Options{Username: "owner", Password: "pw"}, hubitat.Options{RuleEndpoint: simEndpoint})
 	readOnly := served(withClient(c), withAdmin(true, false))
 	ready := served(withClient(c), withAdmin(true, true))
 	for _, args := range ruleWrites {
@@ -129,9 +131,12 @@ func TestNativeRulesGatesRefuse(t *testing.T) {
 		t.Errorf("a closed gate clicked %d rule buttons", n)
 	}
 	for id, paused := range map[int]bool{11: false, 12: false, 13: true} {
-		if st, _ := h.InstalledApp(id); st.Paused != paused || st.Runs != 0 {
+		if st, _ := h.InstalledApp(id); st.Paused != paused || st.Runs != 0 || !st.PrivateBoolean {
 			t.Errorf("rule %d changed through a closed gate: %+v", id, st)
 		}
+	}
+	if n := h.Requests("GET /apps/api/14/setRuleBooleanFalse=11"); n != 0 {
+		t.Errorf("a closed gate reached the rule endpoint %d times", n)
 	}
 	if v, _ := h.Attribute(9, "lock"); v != "unlocked" {
 		t.Errorf("the back door is %s: a rule ran through a closed gate", v)
@@ -198,6 +203,81 @@ func TestNativeRulesDrive(t *testing.T) {
 	tooltest.ErrCase{Tool: "hubitat_manage_native_rules", Args: map[string]any{"action": "run_actions", "ruleId": 11}, Code: "refused", Contains: "disabled"}.Check(t, s)
 	if n := h.Requests("POST /installedapp/btn"); n != clicks {
 		t.Errorf("%d buttons clicked by refused calls", n-clicks)
+	}
+}
+
+// TestNativeRulesPrivateBoolean: with the user's endpoint and yes, a Rule Machine rule's private
+// boolean is set through the endpoint rule (its token never shown); the question names the rule
+// and the value, and a yes to false is not a yes to true. Other engines, a missing value, a
+// missing endpoint or a renewed token change nothing and say what to do.
+func TestNativeRulesPrivateBoolean(t *testing.T) {
+	t.Parallel()
+	h, c := newHub(t, simhub.Options{Username: "owner", Password: "pw"}, hubitat.Options{RuleEndpoint: simEndpoint})
+	token := h.RuleEndpointURL()[strings.Index(h.RuleEndpointURL(), "access_token=")+len("access_token="):]
+	user := &asking{answer: "accept"}
+	s := user.session(t, served(withClient(c), withAdmin(true, true)))
+	var list rulesOut
+	s.OK(t, "hubitat_manage_native_rules", map[string]any{"action": "list"}, &list)
+	if list.Note != "" {
+		t.Errorf("with an endpoint the list still says %q", list.Note)
+	}
+	for _, value := range []bool{false, true, false} {
+		var out rulesOut
+		raw := s.OK(t, "hubitat_manage_native_rules", map[string]any{"action": "set_private_boolean", "ruleId": 11, "value": value}, &out)
+		if out.Rule == nil || out.Rule.ID != 11 || !strings.Contains(out.Done, fmt.Sprint(value)) || !strings.Contains(out.Note, "does not report") {
+			t.Errorf("set %v: %+v", value, out)
+		}
+		if strings.Contains(raw, token) {
+			t.Errorf("the endpoint's token reached the model: %s", raw)
+		}
+		if st, _ := h.InstalledApp(11); st.PrivateBoolean != value {
+			t.Errorf("rule 11's private boolean is %v after setting %v", st.PrivateBoolean, value)
+		}
+	}
+	q := user.questions()
+	if len(q) != 3 || !strings.Contains(q[0], `private boolean of the Hubitat rule "Night Lights" (Rule Machine, id 11) to false`) ||
+		!strings.Contains(q[1], "to true") {
+		t.Errorf("the user was asked %q", q)
+	}
+	if st, _ := h.InstalledApp(14); st.Runs != 0 || st.EndpointValue != "" {
+		t.Errorf("setting a private boolean triggered the endpoint rule itself: %+v", st)
+	}
+
+	sent := h.Requests("GET /apps/api/14/setRuleBooleanFalse=11") + h.Requests("GET /apps/api/14/setRuleBooleanTrue=11")
+	for _, tc := range []tooltest.ErrCase{
+		{Name: "a Basic Rule", Args: map[string]any{"action": "set_private_boolean", "ruleId": 21, "value": true}, Code: "refused", Contains: "only Rule Machine"},
+		{Name: "no value", Args: map[string]any{"action": "set_private_boolean", "ruleId": 11}, Code: "invalid_argument", Field: "value"},
+		{Name: "a value for pause", Args: map[string]any{"action": "pause", "ruleId": 11, "value": true}, Code: "invalid_argument", Field: "value"},
+		{Name: "not a rule", Args: map[string]any{"action": "set_private_boolean", "ruleId": 50, "value": true}, Code: "invalid_argument", Field: "ruleId"},
+	} {
+		tc.Tool = "hubitat_manage_native_rules"
+		tc.Check(t, s)
+	}
+	if n := h.Requests("GET /apps/api/14/setRuleBooleanFalse=11") + h.Requests("GET /apps/api/14/setRuleBooleanTrue=11"); n != sent {
+		t.Errorf("refused calls reached the endpoint %d times", n-sent)
+	}
+	if st, _ := h.InstalledApp(21); st.PrivateBoolean {
+		t.Errorf("a Basic Rule has a private boolean now: %+v", st)
+	}
+
+	// Without the option: said before the user is asked, with the way to set it up.
+	_, plain := newHub(t, simhub.Options{}, hubitat.Options{})
+	none := &asking{answer: "accept"}
+	tooltest.ErrCase{Tool: "hubitat_manage_native_rules", Args: map[string]any{"action": "set_private_boolean", "ruleId": 11, "value": false},
+		Code: "not_configured", Contains: "hubitat_rm_endpoint"}.Check(t, none.session(t, served(withClient(plain), withAdmin(true, true))))
+	if q := none.questions(); len(q) != 0 {
+		t.Errorf("asked %q for what cannot be done", q)
+	}
+
+	// The token was renewed on the hub: the user is told to copy the URL again; nothing changed.
+	old, stale := newHub(t, simhub.Options{}, hubitat.Options{RuleEndpoint: simEndpointOldToken})
+	e := (&asking{answer: "accept"}).session(t, served(withClient(stale), withAdmin(true, true))).
+		Fail(t, "hubitat_manage_native_rules", map[string]any{"action": "set_private_boolean", "ruleId": 11, "value": false})
+	if e.Code != "not_configured" || !strings.Contains(e.Message, "copy the Local End Point URL again") || strings.Contains(e.Message, "renewed-since") {
+		t.Errorf("a refused endpoint: %+v", e)
+	}
+	if st, _ := old.InstalledApp(11); !st.PrivateBoolean {
+		t.Error("a refused endpoint changed the private boolean")
 	}
 }
 
