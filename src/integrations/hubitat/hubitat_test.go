@@ -45,7 +45,9 @@ func TestHubitatOptions(t *testing.T) {
 		{"user without password", func(c *config.Config) { good(c); c.HubitatUsername = "admin" }, "hubitat_password"},
 		{"device not an id", func(c *config.Config) { good(c); c.HubitatDevices = []string{"12", "Porch"} }, "hubitat_devices"},
 		{"posturl without external_url", func(c *config.Config) { good(c); c.HubitatEvents = "posturl" }, "hubitat_events"},
-		{"rule endpoint without a hub", func(c *config.Config) { c.HubitatRMEndpoint = "http://192.168.1.20/apps/api/14/trigger?access_token=" + token }, "hubitat_rm_endpoint"},
+		{"rule endpoint without a hub", func(c *config.Config) {
+			c.HubitatRMEndpoint = "http://192.168.1.20/apps/api/14/trigger?access_token=" + token
+		}, "hubitat_rm_endpoint"},
 		{"rule endpoint", func(c *config.Config) {
 			good(c)
 			c.HubitatRMEndpoint = "http://192.168.1.20/apps/api/14/trigger?access_token=" + token
