@@ -1,6 +1,7 @@
 package hubitat
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/hamcp/hamcp/src/redact"
 )
 
 // Installed app instances, read and driven through the routes the hub's own UI uses (upstream,
@@ -251,13 +254,23 @@ func ParseAppConfig(b []byte) (AppConfig, error) {
 	for _, s := range w.ConfigPage.Sections {
 		sec := AppSection{Title: StripHTML(s.Title)}
 		for _, in := range s.Input {
-			ai := AppInput{Name: in.Name, Type: in.Type, Title: StripHTML(in.Title), Multiple: in.Multiple, Required: in.Required}
+			ai := AppInput{Name: in.Name, Type: in.Type, Title: redact.Text(StripHTML(in.Title)), Multiple: in.Multiple, Required: in.Required}
 			if d := StripHTML(in.Description); d != "Click to set" {
-				ai.Description = d
+				ai.Description = redact.Text(d)
 			}
 			ai.Value = inputValue(in.Type, in.DefaultValue, in.Value)
-			if in.Type == "password" && ai.Value != nil {
-				ai.Value = Redacted
+			switch v := ai.Value.(type) {
+			case nil:
+			case string:
+				if in.Type == "password" || redact.Key(in.Name) {
+					ai.Value = Redacted
+				} else {
+					ai.Value = redact.Text(v) // a URL with its token, a "key: …" line
+				}
+			default:
+				if in.Type == "password" || redact.Key(in.Name) {
+					ai.Value = Redacted
+				}
 			}
 			if len(in.Options) > 0 && string(in.Options) != "null" {
 				var opts any
@@ -272,8 +285,9 @@ func ParseAppConfig(b []byte) (AppConfig, error) {
 			if text == "" {
 				text = p.Title
 			}
+			// Pages print URLs with their access tokens and "Access Token: …" lines.
 			if t := StripHTML(text); t != "" && t != "Click to set" {
-				sec.Paragraphs = append(sec.Paragraphs, t)
+				sec.Paragraphs = append(sec.Paragraphs, redact.Text(t))
 			}
 		}
 		cfg.Sections = append(cfg.Sections, sec)
@@ -339,7 +353,15 @@ func (c *Client) AppPage(ctx context.Context, id int64, page string) (AppConfig,
 	if err != nil {
 		return AppConfig{}, appErr(id, err)
 	}
-	return ParseAppConfig(r.Body)
+	// Maker API's page shows hamcp's own token, a Local End Point rule's page the endpoint's:
+	// those hamcp knows are hidden wherever the page shows them, before it is read at all.
+	body := r.Body
+	for _, secret := range []string{c.token, c.password, c.ruleToken} {
+		if len(secret) >= 4 {
+			body = bytes.ReplaceAll(body, []byte(secret), []byte(redact.Hidden))
+		}
+	}
+	return ParseAppConfig(body)
 }
 
 var pageNameRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,64}$`)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/hamcp/hamcp/src/redact"
 )
 
 // appsListReply is /hub2/appsList as upstream's toolListInstalledApps walks it: ids as numbers or
@@ -135,6 +137,8 @@ func FuzzParseAppsList(f *testing.F) {
 // comes out.
 func FuzzParseAppConfig(f *testing.F) {
 	f.Add([]byte(configureReply))
+	f.Add([]byte(`{"app":{"id":7},"configPage":{"name":"mainPage","sections":[{"input":[{"name":"apiKey","type":"text","defaultValue":"k-123"}],` +
+		`"body":[{"description":"Access Token: 0b2c-44"},{"description":"<a href='x'>http://h/apps/api/7/devices?access_token=0b2c-44</a>"}]}]}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		cfg, err := ParseAppConfig(b)
 		if err != nil {
@@ -142,8 +146,8 @@ func FuzzParseAppConfig(f *testing.F) {
 		}
 		for _, s := range cfg.Sections {
 			for _, in := range s.Inputs {
-				if in.Type == "password" && in.Value != nil && in.Value != Redacted {
-					t.Fatalf("password value %v", in.Value)
+				if (in.Type == "password" || redact.Key(in.Name)) && in.Value != nil && in.Value != Redacted {
+					t.Fatalf("secret input %q value %v", in.Name, in.Value)
 				}
 			}
 			for _, p := range s.Paragraphs {

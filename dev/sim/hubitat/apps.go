@@ -263,7 +263,14 @@ func (h *Hub) mainSectionsLocked(x *installedApp, settings map[string]any) []map
 			pauseTitle = "Resume"
 		}
 		settings["origLabel"] = x.label
+		var triggers []map[string]any
+		if x.endpointToken != "" {
+			// Rule Machine shows a Local End Point trigger's URL, token and all, on the rule's page.
+			u := h.URL() + "/apps/api/" + strconv.Itoa(x.id) + "/trigger?access_token=" + x.endpointToken
+			triggers = append(triggers, map[string]any{"element": "paragraph", "description": "Local End Point<br><a href='" + u + "' target='_blank'>" + u + "</a>"})
+		}
 		return []map[string]any{
+			{"title": "<b>Select Trigger Events</b>", "body": triggers, "input": []map[string]any{}},
 			{"title": "<b>Define Actions</b>", "body": []map[string]any{{"element": "paragraph", "description": "<div>" + strings.Join(lines, "<br>") + "</div>"}},
 				"input": []map[string]any{}},
 			{"title": "", "body": []map[string]any{}, "input": []map[string]any{
@@ -273,6 +280,14 @@ func (h *Hub) mainSectionsLocked(x *installedApp, settings map[string]any) []map
 				{"name": "stopRule", "type": "button", "title": "Stop"},
 			}},
 		}
+	case x.typ == "Maker API":
+		// Maker API lists its URLs with the access token in them, and the token alone.
+		base := h.URL() + "/apps/api/" + strconv.Itoa(x.id)
+		return []map[string]any{{"title": "<b>Local URLs</b>", "input": []map[string]any{}, "body": []map[string]any{
+			{"element": "paragraph", "description": "Access Token: " + h.token},
+			{"element": "paragraph", "description": "Get All Devices:<br><a href='" + base + "/devices?access_token=" + h.token + "'>" + base + "/devices?access_token=" + h.token + "</a>"},
+			{"element": "paragraph", "description": "Send Device Command: " + base + "/devices/[Device ID]/[Command]/[Secondary value]?access_token=" + h.token},
+		}}}
 	case x.passwordSetting != "":
 		settings["apiKey"], settings["pollMinutes"], settings["debugLog"] = x.passwordSetting, "5", false
 		return []map[string]any{{"title": "Ecobee account", "body": []map[string]any{},

@@ -2,6 +2,7 @@ package hubitattools_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,5 +135,31 @@ func TestAppsToggleGates(t *testing.T) {
 	tooltest.ErrCase{Tool: "hubitat_manage_apps", Args: map[string]any{"action": "disable", "appId": 7}, Code: "refused", Contains: "Maker API"}.Check(t, s)
 	if st, _ := h.InstalledApp(7); st.Disabled {
 		t.Error("the Maker API instance was disabled")
+	}
+}
+
+// TestAppsPagesKeepTokens: Maker API's page shows its access token, alone and in every URL, and a
+// Rule Machine rule's page shows its Local End Point URL with the rule's token. A model that reads
+// those pages would hold keys to the hub that skip every gate (hubitat_devices, the confirmations):
+// what the model gets has them hidden.
+func TestAppsPagesKeepTokens(t *testing.T) {
+	t.Parallel()
+	h, c := newHub(t, simhub.Options{Username: "owner", Password: "pw"}, hubitat.Options{RuleEndpoint: simEndpoint})
+	s := served(withClient(c), withAdmin(true, false)).Session(t)
+	ruleToken := h.RuleEndpointURL()[strings.Index(h.RuleEndpointURL(), "access_token=")+len("access_token="):]
+	maker, err := strconv.ParseInt(h.AppID(), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, app := range []int64{maker, 14} {
+		text := s.OK(t, "hubitat_manage_apps", map[string]any{"action": "get", "appId": app}, nil)
+		for _, secret := range []string{h.Token(), ruleToken} {
+			if strings.Contains(text, secret) {
+				t.Errorf("app %d's page gave the model a token:\n%s", app, text)
+			}
+		}
+		if !strings.Contains(text, "[hidden]") || !strings.Contains(text, "/apps/api/") {
+			t.Errorf("app %d's page lost its URLs instead of hiding the token:\n%s", app, text)
+		}
 	}
 }
