@@ -39,7 +39,7 @@ func (a *App) panelUndo(ctx context.Context, id int64, by panel.User, approved s
 	switch {
 	case e.Undone():
 		return panel.UndoResult{}, fmt.Errorf("%s undid it already, at %s", e.UndoneBy, e.UndoneAt.UTC().Format("2006-01-02 15:04:05 UTC"))
-	case e.Outcome != store.OutcomeOK:
+	case e.Outcome != store.OutcomeOK && e.Outcome != store.OutcomePartial:
 		return panel.UndoResult{}, errors.New("the call did not succeed, so there is nothing to undo")
 	case e.Undo == "" || json.Unmarshal([]byte(e.Undo), &u) != nil || !u.Possible():
 		why := "hamcp kept nothing to undo it with"
@@ -65,15 +65,24 @@ func (a *App) panelUndo(ctx context.Context, id int64, by panel.User, approved s
 	if plan.question != "" {
 		entry.Detail += " (confirmed in the panel)"
 	}
-	if err != nil {
+	partial := err != nil && next.Possible()
+	switch {
+	case partial:
+		// Some of it ran: the entry says so and takes back what ran; the entry undone stays as it is.
+		entry.Outcome, entry.Detail = store.OutcomePartial, err.Error()
+	case err != nil:
 		entry.Outcome, entry.Detail = store.OutcomeError, err.Error()
-	} else if next.Type != "" || next.Note != "" {
+	}
+	if (err == nil || partial) && (next.Type != "" || next.Note != "") {
 		raw, _ := json.Marshal(next)
 		entry.Undo = string(raw)
 	}
 	// The log is written before the answer: the page the user is sent back to shows the undo.
 	if aerr := a.Store.AppendAudit(context.WithoutCancel(ctx), entry); aerr != nil {
 		a.Logger.Error("undo: not written to the audit log", "entry", id, "err", aerr)
+	}
+	if partial {
+		return panel.UndoResult{Partial: err.Error() + ". What ran is listed first below; its Undo takes it back."}, nil
 	}
 	if err != nil {
 		return panel.UndoResult{}, err
@@ -89,7 +98,8 @@ type undoPlan struct {
 	what string
 	// question, when set, is asked in the panel first; digest binds the user's yes to this plan.
 	question, digest string
-	// apply does it and returns how to undo the undo.
+	// apply does it and returns how to undo the undo. An error with a possible Undo means it
+	// stopped part way: the Undo takes back what ran.
 	apply func(ctx context.Context, by string) (toolkit.Undo, error)
 }
 
@@ -182,6 +192,7 @@ func (a *App) planStateUndo(ctx context.Context, raw json.RawMessage) (undoPlan,
 		isSensitive[s.EntityID] = true
 	}
 	var calls []serviceCall
+	var of []int // of[i]: the entity calls[i] puts back
 	var whats, touches []string
 	var now []hatools.EarlierState
 	for _, e := range ref.Entities {
@@ -194,6 +205,9 @@ func (a *App) planStateUndo(ctx context.Context, raw json.RawMessage) (undoPlan,
 		cs, what, err := restoreCalls(e)
 		if err != nil {
 			return undoPlan{}, err
+		}
+		for range cs {
+			of = append(of, len(now))
 		}
 		calls = append(calls, cs...)
 		whats = append(whats, what)
@@ -233,7 +247,16 @@ func (a *App) planStateUndo(ctx context.Context, raw json.RawMessage) (undoPlan,
 				if i == 0 {
 					return toolkit.Undo{}, fmt.Errorf("%s.%s failed, nothing was changed: %w", c.Domain, c.Service, err)
 				}
-				return toolkit.Undo{}, fmt.Errorf("%s.%s failed after %d of %d calls had run: %w", c.Domain, c.Service, i, len(calls), err)
+				// The entities whose calls ran, the one cut short included, can go back to how they
+				// were before this undo; the user decides, from the entry this leaves.
+				touched := now[:of[i-1]+1]
+				ids := make([]string, len(touched))
+				for j, e := range touched {
+					ids[j] = e.EntityID
+				}
+				return toolkit.UndoOf(hatools.UndoState, hatools.StateUndo{Entities: touched}, "Undo puts "+strings.Join(ids, ", ")+" back as before this undo."),
+					fmt.Errorf("%s.%s failed after %d of %d calls had run, so %s changed and the rest did not: %w",
+						c.Domain, c.Service, i, len(calls), strings.Join(ids, ", "), err)
 			}
 		}
 		return toolkit.UndoOf(hatools.UndoState, hatools.StateUndo{Entities: now}, "Undo puts them back as they were before this undo."), nil

@@ -298,3 +298,58 @@ func TestUndoThatStartsAnUnlockIsConfirmed(t *testing.T) {
 		t.Fatal("guest mode changed before the user said yes")
 	}
 }
+
+// An undo that stops part way (Home Assistant refuses the second light) says what changed, leaves
+// the entry it undid unmarked, and records what ran as an entry of its own whose Undo takes that
+// back; the first undo can be tried again once the light answers.
+func TestUndoStoppedPartWayCanBeTakenBack(t *testing.T) {
+	e := newUndoEnv(t)
+	ctx := context.Background()
+	const on, off = "light.hallway", "light.garage"
+	e.call(t, "ha_call_service", map[string]any{"domain": "light", "service": "turn_on", "entity_id": []string{on}})
+	e.call(t, "ha_call_service", map[string]any{"domain": "light", "service": "turn_off", "entity_id": []string{off}})
+	testkit.Eventually(t, "the mirror with one light on and one off", func() bool {
+		a, ok1 := e.a.HA.Mirror().Get(on)
+		b, ok2 := e.a.HA.Mirror().Get(off)
+		return ok1 && ok2 && a.State == "on" && b.State == "off"
+	})
+	e.call(t, "ha_call_service", map[string]any{"domain": "light", "service": "toggle", "entity_id": []string{on, off}})
+	en := e.entryWhere(t, "ha_call_service", func(x store.AuditEntry) bool { return strings.Contains(x.ArgsSummary, "toggle") })
+	if e.state(t, on).State != "off" || e.state(t, off).State != "on" {
+		t.Fatal("the toggle did not happen")
+	}
+
+	// Putting back is light.turn_off for the garage (entities go in id order), then light.turn_on
+	// for the hallway, which fails.
+	e.home.Faults().SetFailingService("light.turn_on")
+	res, err := e.a.panelUndo(ctx, en.ID, anna, "")
+	if err != nil || !strings.Contains(res.Partial, "after 1 of 2 calls") || !strings.Contains(res.Partial, off+" changed") || res.Done != "" {
+		t.Fatalf("partial undo: %+v, %v", res, err)
+	}
+	if e.state(t, on).State != "off" || e.state(t, off).State != "off" {
+		t.Fatalf("after the partial undo: %s %s, %s %s", on, e.state(t, on).State, off, e.state(t, off).State)
+	}
+	if got, _ := e.a.Store.GetAudit(ctx, en.ID); got.Undone() {
+		t.Error("an entry undone only in part is marked undone")
+	}
+	list, _, err := e.a.Store.ListAudit(ctx, store.AuditQuery{Tool: "undo", Outcome: store.OutcomePartial, Limit: 1})
+	if err != nil || len(list) != 1 || list[0].Undo == "" || !strings.Contains(list[0].Undo, off) || strings.Contains(list[0].Undo, on) {
+		t.Fatalf("the partial undo's entry: %+v, %v", list, err)
+	}
+	// Taking back what ran needs light.turn_on too: healed, the garage goes back on, the hallway
+	// is untouched.
+	e.home.Faults().SetFailingService("")
+	if res, err := e.a.panelUndo(ctx, list[0].ID, anna, ""); err != nil || res.Done == "" {
+		t.Fatalf("undoing the partial undo: %+v, %v", res, err)
+	}
+	if e.state(t, on).State != "off" || e.state(t, off).State != "on" {
+		t.Fatalf("after taking it back: %s %s, %s %s", on, e.state(t, on).State, off, e.state(t, off).State)
+	}
+	// The original undo runs whole now.
+	if res, err := e.a.panelUndo(ctx, en.ID, anna, ""); err != nil || res.Done == "" {
+		t.Fatalf("the undo again: %+v, %v", res, err)
+	}
+	if e.state(t, on).State != "on" || e.state(t, off).State != "off" {
+		t.Fatalf("after the whole undo: %s %s, %s %s", on, e.state(t, on).State, off, e.state(t, off).State)
+	}
+}

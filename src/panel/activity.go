@@ -197,7 +197,7 @@ func (p *Panel) row(e store.AuditEntry) auditRow {
 	u := parseUndo(e.Undo)
 	switch {
 	case e.Undone() || e.Kind == "":
-	case e.Outcome != store.OutcomeOK:
+	case e.Outcome != store.OutcomeOK && e.Outcome != store.OutcomePartial:
 		row.UndoNote = "Nothing to undo: the call did not succeed."
 	case u.Read:
 		row.UndoNote = "Nothing to undo: it only read."

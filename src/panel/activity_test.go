@@ -412,3 +412,40 @@ func FuzzActivityZone(f *testing.F) {
 		}
 	})
 }
+
+// An undo that stopped part way: the page says so in words, and the entry it left (outcome
+// partial) offers its own Undo.
+func TestActivityPartialUndo(t *testing.T) {
+	t.Parallel()
+	undo := &fakeUndo{plan: map[int64]func(string) (UndoResult, error){}}
+	f := newFixture(t, Options{Undo: undo.undo})
+	ctx := context.Background()
+	at := time.Now().Add(-time.Minute).Truncate(time.Second)
+	for i, e := range []store.AuditEntry{
+		{Tool: "ha_call_service", Kind: "device", Outcome: store.OutcomeOK, ArgsSummary: "light.toggle [light.a, light.b]", Undo: `{"type":"state","ref":{}}`},
+		{Tool: "undo", Kind: "device", Outcome: store.OutcomePartial, Detail: "light.turn_on failed after 1 of 2 calls had run",
+			Undo: `{"type":"state","ref":{},"note":"Undo puts light.a back as before this undo."}`},
+	} {
+		e.Time = at.Add(time.Duration(i) * time.Second)
+		if err := f.st.AppendAudit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _, err := f.st.ListAudit(ctx, store.AuditQuery{Since: at})
+	if err != nil || len(list) != 2 {
+		t.Fatalf("%v %v", list, err)
+	}
+	partial, original := list[0].ID, list[1].ID
+	undo.plan[original] = func(string) (UndoResult, error) {
+		return UndoResult{Partial: "light.turn_on failed after 1 of 2 calls had run, so light.a changed and the rest did not"}, nil
+	}
+	w := f.do(call{method: http.MethodPost, path: "/activity/" + strconv.FormatInt(original, 10) + "/undo", remote: supervisorPeer, header: alice,
+		form: url.Values{"csrf": {f.p.csrfToken(User{ID: hass.DemoAdminID})}}})
+	body := w.Body.String()
+	if w.Code != http.StatusOK || !strings.Contains(body, "Partly undone: light.turn_on failed after 1 of 2 calls") {
+		t.Fatalf("%d\n%s", w.Code, body)
+	}
+	if row := rowOf(t, body, partial); !strings.Contains(row, "undo-button") || !strings.Contains(row, "Undo puts light.a back") {
+		t.Errorf("the partial entry offers no Undo:\n%s", row)
+	}
+}

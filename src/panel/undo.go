@@ -20,6 +20,9 @@ type UndoResult struct {
 	Done string
 	// Confirm, when set, is the question to ask: nothing was done.
 	Confirm *UndoConfirm
+	// Partial, when set, says an undo stopped part way: what ran, what failed. What ran is in the
+	// log as an entry of its own that can be undone; the entry undone is not marked.
+	Partial string
 }
 
 // UndoConfirm is the confirmation a sensitive undo needs: the question, in plain words ("Undo will
@@ -79,6 +82,9 @@ func (p *Panel) undoPost(w http.ResponseWriter, r *http.Request) {
 		p.activityWith(w, r, activityNote{Error: "Not undone: " + err.Error()})
 	case res.Confirm != nil:
 		p.activityWith(w, r, activityNote{Confirm: &confirmView{ID: id, UndoConfirm: *res.Confirm}})
+	case res.Partial != "":
+		p.log.Info("panel: partly undone", "entry", id, "user", u.ID)
+		p.activityWith(w, r, activityNote{Error: "Partly undone: " + res.Partial})
 	default:
 		p.log.Info("panel: undone", "entry", id, "user", u.ID)
 		done(w, r, "activity", "undone")

@@ -15,6 +15,7 @@ import (
 const (
 	OutcomeOK                 = "ok"                  // the privileged call ran and succeeded
 	OutcomeError              = "error"               // the call ran and failed
+	OutcomePartial            = "partial"             // it failed part way: some of its changes were made
 	OutcomeDenied             = "denied"              // refused by policy or by the user
 	OutcomePermissionRequired = "permission_required" // refused until the user grants the category
 	OutcomeGranted            = "granted"             // the user (or a code) granted a category

@@ -17,6 +17,9 @@ type Faults struct {
 	mu      sync.Mutex
 	delay   time.Duration
 	failing bool
+	// service is a "domain.service" whose calls fail as when its handler raises (a device that
+	// does not answer): HA's home_assistant_error over the WebSocket, a 500 over REST.
+	service string
 	changed chan struct{} // closed and replaced on every change, so held requests re-check
 
 	held atomic.Int64 // requests and commands waiting out a delay right now
@@ -45,6 +48,20 @@ func (f *Faults) SetFailing(on bool) {
 	f.failing = on
 	f.wakeLocked()
 	f.mu.Unlock()
+}
+
+// SetFailingService makes every call of one service fail, as HA answers when the integration
+// behind it raises (a device offline): "domain.service", or "" to heal it. Other calls go through.
+func (f *Faults) SetFailingService(domainService string) {
+	f.mu.Lock()
+	f.service = domainService
+	f.mu.Unlock()
+}
+
+func (f *Faults) serviceFails(domain, service string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.service != "" && f.service == domain+"."+service
 }
 
 // Held is how many REST requests and WebSocket commands are waiting out a delay now.
@@ -103,6 +120,13 @@ func (f *Faults) wrap(next http.Handler) http.Handler {
 			plain(w, http.StatusInternalServerError, serverError)
 			return
 		}
+		if ds, ok := strings.CutPrefix(r.URL.Path, "/api/services/"); ok && r.Method == http.MethodPost {
+			// A raising handler is not caught by HA's REST view: aiohttp's 500.
+			if d, s, _ := strings.Cut(ds, "/"); f.serviceFails(d, s) {
+				plain(w, http.StatusInternalServerError, serverError)
+				return
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -114,10 +138,23 @@ func (c *wsConn) faultCommand(v any) bool {
 	if !f.wait(c.ctx.Done()) {
 		return false
 	}
+	m, _ := v.(map[string]any)
+	if typ, _ := m["type"].(string); typ == "call_service" {
+		d, _ := m["domain"].(string)
+		s, _ := m["service"].(string)
+		c.mu.Lock()
+		last := c.lastID
+		c.mu.Unlock()
+		// A reused id is left to the handler, which refuses it before any service runs.
+		if id := wsID(m); id > last && f.serviceFails(d, s) {
+			c.setLast(id)
+			c.sendError(id, "home_assistant_error", "Failed to call service "+d+"."+s+": the device did not respond")
+			return false
+		}
+	}
 	if !f.isFailing() {
 		return true
 	}
-	m, _ := v.(map[string]any)
 	if typ, _ := m["type"].(string); typ == "ping" || m == nil {
 		return true
 	}

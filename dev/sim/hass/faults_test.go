@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,39 @@ func TestFaultsFailing(t *testing.T) {
 	}
 	if m, _ := w.cmd(map[string]any{"id": 4, "type": "get_config"}); m["success"] != true {
 		t.Fatalf("WS after healing: %v", m)
+	}
+}
+
+// TestFaultsFailingService: one service's calls fail as when its integration raises (WS
+// home_assistant_error, REST 500) and change nothing; other services and commands go through.
+func TestFaultsFailingService(t *testing.T) {
+	t.Parallel()
+	h := faultyHome(t)
+	w := dialAt(t, wsURL(h.URL())+"/api/websocket", h.Token())
+	h.Faults().SetFailingService("switch.turn_off")
+	call := func(id int, service, entity string) map[string]any {
+		m, _ := w.cmd(map[string]any{"id": id, "type": "call_service", "domain": "switch", "service": service, "target": map[string]any{"entity_id": entity}})
+		return m
+	}
+	if m := call(1, "turn_on", "switch.coffee_machine"); m["success"] != true {
+		t.Fatalf("another service: %v", m)
+	}
+	m := call(2, "turn_off", "switch.coffee_machine")
+	if e, _ := m["error"].(map[string]any); m["success"] != false || e["code"] != "home_assistant_error" {
+		t.Fatalf("the failing service over WS: %v", m)
+	}
+	if r := do(t, h.URL(), http.MethodPost, "/api/services/switch/turn_off", h.Token(), `{"entity_id":"switch.coffee_machine"}`); r.status != 500 {
+		t.Fatalf("the failing service over REST: %d %q", r.status, r.body)
+	}
+	if r := do(t, h.URL(), http.MethodGet, "/api/states/switch.coffee_machine", h.Token(), ""); r.status != 200 || !strings.Contains(string(r.body), `"state":"on"`) {
+		t.Fatalf("a failed call changed the switch: %d %s", r.status, r.body)
+	}
+	if m := call(2, "turn_off", "switch.coffee_machine"); m["error"].(map[string]any)["code"] != "id_reuse" {
+		t.Fatalf("a failed call's id still counts: %v", m)
+	}
+	h.Faults().SetFailingService("")
+	if m := call(3, "turn_off", "switch.coffee_machine"); m["success"] != true {
+		t.Fatalf("after healing: %v", m)
 	}
 }
 
