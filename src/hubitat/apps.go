@@ -354,10 +354,11 @@ func (c *Client) AppPage(ctx context.Context, id int64, page string) (AppConfig,
 		return AppConfig{}, appErr(id, err)
 	}
 	// Maker API's page shows hamcp's own token, a Local End Point rule's page the endpoint's:
-	// those hamcp knows are hidden wherever the page shows them, before it is read at all.
+	// those hamcp knows are hidden wherever the page shows them, before it is read at all. (Not
+	// the password: a short one could be a word of the JSON itself, and no page prints it.)
 	body := r.Body
-	for _, secret := range []string{c.token, c.password, c.ruleToken} {
-		if len(secret) >= 4 {
+	for _, secret := range []string{c.token, c.ruleToken} {
+		if len(secret) >= 8 { // Maker API's are UUIDs; a shorter one could match JSON's own words
 			body = bytes.ReplaceAll(body, []byte(secret), []byte(redact.Hidden))
 		}
 	}

@@ -263,7 +263,7 @@ func (h *Hub) mainSectionsLocked(x *installedApp, settings map[string]any) []map
 			pauseTitle = "Resume"
 		}
 		settings["origLabel"] = x.label
-		var triggers []map[string]any
+		triggers := []map[string]any{}
 		if x.endpointToken != "" {
 			// Rule Machine shows a Local End Point trigger's URL, token and all, on the rule's page.
 			u := h.URL() + "/apps/api/" + strconv.Itoa(x.id) + "/trigger?access_token=" + x.endpointToken
