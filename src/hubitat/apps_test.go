@@ -135,6 +135,35 @@ func FuzzParseAppsList(f *testing.F) {
 
 // FuzzParseAppConfig: any reply parses or fails cleanly, and a password input's value never
 // comes out.
+// TestParseAppConfigHidesTokens: what a page prints of a token, in text, in a link or in an input,
+// is hidden; the rest of the sentence stays.
+func TestParseAppConfigHidesTokens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, section, want string
+	}{
+		{"token alone", `"body":[{"description":"Access Token: 0b2c4e6a-1111-2222"}]`, "Access Token: [hidden]"},
+		{"token in a link", `"body":[{"description":"Get All Devices:<br><a href='http://h/apps/api/7/devices?access_token=0b2c4e6a-1111-2222'>http://h/apps/api/7/devices?access_token=0b2c4e6a-1111-2222</a>"}]`,
+			"Get All Devices: http://h/apps/api/7/devices?access_token=[hidden]"},
+		{"token in a title", `"input":[{"name":"x","type":"bool","title":"Endpoint http://h/apps/api/14/trigger?access_token=0b2c4e6a-1111-2222"}]`,
+			`"title":"Endpoint http://h/apps/api/14/trigger?access_token=[hidden]"`},
+		{"a text input named like a secret", `"input":[{"name":"apiToken","type":"text","defaultValue":"0b2c4e6a-1111-2222"}]`, `"value":"***redacted***"`},
+		{"a URL in a text input", `"input":[{"name":"webhook","type":"text","defaultValue":"https://x.example/hook?token=0b2c4e6a-1111-2222"}]`,
+			`"value":"https://x.example/hook?token=[hidden]"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseAppConfig([]byte(`{"app":{"id":7,"label":"A"},"configPage":{"name":"mainPage","sections":[{` + tc.section + `}]}}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(cfg)
+			if strings.Contains(string(b), "0b2c4e6a-1111-2222") || !strings.Contains(string(b), tc.want) {
+				t.Fatalf("want %s, token hidden:\n%s", tc.want, b)
+			}
+		})
+	}
+}
+
 func FuzzParseAppConfig(f *testing.F) {
 	f.Add([]byte(configureReply))
 	f.Add([]byte(`{"app":{"id":7},"configPage":{"name":"mainPage","sections":[{"input":[{"name":"apiKey","type":"text","defaultValue":"k-123"}],` +
