@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/dev/sim/hass"
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // docs/home-assistant-fidelity.md has one row for every WebSocket command and REST path hamcp's
@@ -244,29 +245,11 @@ func normRoute(r string) string {
 	return method + " " + normPath(path)
 }
 
-// builtFrom reports whether piece is a concatenation of literals (how the client builds a path
-// around its parameters: "/api/config/config_entries/flow" + "/").
-func builtFrom(piece string, lits map[string]bool) bool {
-	ok := make([]bool, len(piece)+1)
-	ok[0] = true
-	for i := 0; i < len(piece); i++ {
-		if !ok[i] {
-			continue
-		}
-		for l := range lits {
-			if strings.HasPrefix(piece[i:], l) {
-				ok[i+len(l)] = true
-			}
-		}
-	}
-	return ok[len(piece)]
-}
-
 // clientBuilds reports whether the client can build path: each piece between parameters is made
 // of its literals (a trailing verb may come from a variable, so only the first piece must be).
 func clientBuilds(path string, lits map[string]bool) bool {
 	first := strings.Split(path, "{}")[0]
-	return first == "" || builtFrom(first, lits) || builtFrom(strings.TrimSuffix(first, "/"), lits)
+	return first == "" || testkit.BuiltFrom(first, lits) || testkit.BuiltFrom(strings.TrimSuffix(first, "/"), lits)
 }
 
 // pathCovered reports whether literal lit is part of a row's path, or a whole path the row

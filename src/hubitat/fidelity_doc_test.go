@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hamcp/hamcp/dev/testkit"
 )
 
 // docs/hubitat-fidelity.md has one row for every hub route hamcp's client (src/hubitat) calls and
@@ -178,23 +180,6 @@ func pathMatches(a, b string) bool {
 	return true
 }
 
-// builtFrom reports whether piece is a concatenation of literals.
-func builtFrom(piece string, lits map[string]bool) bool {
-	ok := make([]bool, len(piece)+1)
-	ok[0] = true
-	for i := 0; i < len(piece); i++ {
-		if !ok[i] {
-			continue
-		}
-		for l := range lits {
-			if strings.HasPrefix(piece[i:], l) {
-				ok[i+len(l)] = true
-			}
-		}
-	}
-	return ok[len(piece)]
-}
-
 // clientBuilds reports whether every piece of path between its parameters is made of the
 // client's literals (with "/" as glue), with or without its trailing slash.
 func clientBuilds(path string, lits map[string]bool) bool {
@@ -203,7 +188,7 @@ func clientBuilds(path string, lits map[string]bool) bool {
 		glued[l] = true
 	}
 	for _, piece := range strings.Split(path, "{}") {
-		if piece != "" && !builtFrom(piece, glued) && !builtFrom(strings.TrimSuffix(piece, "/"), glued) {
+		if piece != "" && !testkit.BuiltFrom(piece, glued) && !testkit.BuiltFrom(strings.TrimSuffix(piece, "/"), glued) {
 			return false
 		}
 	}
