@@ -302,8 +302,11 @@ func (c *Client) waitSession(ctx context.Context) (*wsSession, error) {
 		st, s, ch, failing, lastErr := w.state, w.sess, w.changed, w.failing, w.lastErr
 		w.mu.Unlock()
 		switch {
-		case st == stateConnected:
+		case st == stateConnected && s.alive():
 			return s, nil
+		case st == stateConnected:
+			// The connection has just dropped and serve has not yet said so: wait for the
+			// reconnect (or for it to fail) like any caller arriving a moment later.
 		case st == stateIdle:
 			return nil, ErrNotStarted
 		case st == stateClosed:
@@ -315,6 +318,22 @@ func (c *Client) waitSession(ctx context.Context) (*wsSession, error) {
 		case <-ch:
 		case <-ctx.Done():
 			return nil, unavailable(c.wsURL, fmt.Errorf("still connecting: %w", ctx.Err()))
+		}
+	}
+}
+
+// onSession runs fn on the live session. A session that ended before fn's command left (a
+// restart dropping the connection between waitSession and the write) is not Home Assistant being
+// down: the command was never seen, so it goes out again on the next connection, within ctx.
+func (c *Client) onSession(ctx context.Context, fn func(*wsSession) (json.RawMessage, error)) (json.RawMessage, error) {
+	for {
+		s, err := c.waitSession(ctx)
+		if err != nil {
+			return nil, err
+		}
+		raw, err := fn(s)
+		if err == nil || !isUnsent(err) || ctx.Err() != nil {
+			return raw, err
 		}
 	}
 }
@@ -345,11 +364,9 @@ func (c *Client) Call(ctx context.Context, msgType string, payload any, out any)
 	}
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
-	s, err := c.waitSession(ctx)
-	if err != nil {
-		return c.noAnswer(ctx, msgType, budget, err)
-	}
-	raw, err := s.call(ctx, msgType, payload, nil)
+	raw, err := c.onSession(ctx, func(s *wsSession) (json.RawMessage, error) {
+		return s.call(ctx, msgType, payload, nil)
+	})
 	if err != nil {
 		return c.noAnswer(ctx, msgType, budget, err)
 	}

@@ -204,7 +204,7 @@ func (s *wsSession) send(msgType string, payload any, pc *pendingCall, events fu
 	if s.err != nil {
 		err := s.err
 		s.mu.Unlock()
-		return 0, err
+		return 0, unsentError{err}
 	}
 	if pc != nil {
 		s.pending[id] = pc
@@ -298,6 +298,17 @@ func (s *wsSession) fail(cause error) {
 }
 
 var errSessionClosed = errors.New("connection closed by the client")
+
+// unsentError is a session's end met before a command's frame was written: Home Assistant never
+// saw it, so it may be sent again on the next connection.
+type unsentError struct{ error }
+
+func (e unsentError) Unwrap() error { return e.error }
+
+func isUnsent(err error) bool {
+	var u unsentError
+	return errors.As(err, &u)
+}
 
 func (s *wsSession) endErr() error {
 	s.mu.Lock()

@@ -54,10 +54,9 @@ func (c *Client) Subscribe(ctx context.Context, msg map[string]any, handler func
 	w.subs[sub] = struct{}{}
 	w.mu.Unlock()
 
-	s, err := c.waitSession(ctx)
-	if err == nil {
-		err = c.establish(ctx, sub, s)
-	}
+	_, err = c.onSession(ctx, func(s *wsSession) (json.RawMessage, error) {
+		return nil, c.establish(ctx, sub, s)
+	})
 	if err != nil {
 		c.dropSubscription(sub)
 		return nil, err

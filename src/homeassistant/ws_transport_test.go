@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -325,4 +326,26 @@ func pendingCalls(c *Client) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.pending)
+}
+
+// TestWSCallAsConnectionDrops: a restart (a backup restore, homeassistant.restart) drops the
+// connection just after answering; a call made in that moment must go out on the reconnected
+// session, not fail as "not reachable" while Home Assistant is back a few milliseconds later.
+func TestWSCallAsConnectionDrops(t *testing.T) {
+	f := newFakeWS(t)
+	c := fastClient(t, f.url(), f.token)
+	for i := range 30 {
+		waitConnected(t, c)
+		c.ws.mu.Lock()
+		s := c.ws.sess
+		c.ws.mu.Unlock()
+		s.fail(io.EOF) // what the reader does when the server closes the connection
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var states []State
+		err := c.Call(ctx, "get_states", nil, &states)
+		cancel()
+		if err != nil || len(states) == 0 {
+			t.Fatalf("call %d right after the connection dropped: %v (%d states)", i, err, len(states))
+		}
+	}
 }
