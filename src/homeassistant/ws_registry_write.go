@@ -108,6 +108,25 @@ func (c *Client) EntityRegistryEntry(ctx context.Context, entityID string) (Enti
 	return callAs[EntityEntryFull](ctx, c, "config/entity_registry/get", map[string]any{"entity_id": entityID})
 }
 
+// EntityIDByRegistryID finds the entity whose registry entry has the id regID (the entry's "id",
+// which stays when its entity id is renamed), from config/entity_registry/list; ok is false when
+// no entry has it.
+func (c *Client) EntityIDByRegistryID(ctx context.Context, regID string) (entityID string, ok bool, err error) {
+	rows, err := callAs[[]struct {
+		ID       string `json:"id"`
+		EntityID string `json:"entity_id"`
+	}](ctx, c, "config/entity_registry/list", nil)
+	if err != nil {
+		return "", false, err
+	}
+	for _, r := range rows {
+		if r.ID == regID && regID != "" {
+			return r.EntityID, true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // EntityUpdateResult is config/entity_registry/update's answer: the entry, and when an enabled
 // entity appears (after a config entry reload, reload_delay seconds, or only after a restart).
 type EntityUpdateResult struct {

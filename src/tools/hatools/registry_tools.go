@@ -590,10 +590,17 @@ func changeEntity(ctx context.Context, d Deps, c *toolkit.Call, a updateEntityAr
 		return entityView{}, entityError(err, a.EntityID)
 	}
 	kept := keptOf(before, entityKept)
+	kept["registry_id"] = before["id"]
 	if a.Expose != nil {
 		kept["exposed_to_assist"] = exposedToAssist(ctx, d, a.EntityID)
 	}
-	k, err := d.keep(ctx, c, KindEntity, a.EntityID, cmp.Or(stringOf(before["name"]), stringOf(before["original_name"]), a.EntityID), confighistory.Updated, kept)
+	// A renamed entity's history goes on under its new id, where the user and the model will look
+	// for it; the kept entity_id is the old one, so restoring it renames the entity back.
+	item := a.EntityID
+	if nid, ok := fields["new_entity_id"].(string); ok {
+		item = nid
+	}
+	k, err := d.keep(ctx, c, KindEntity, item, cmp.Or(stringOf(before["name"]), stringOf(before["original_name"]), a.EntityID), confighistory.Updated, kept)
 	if err != nil {
 		return entityView{}, err
 	}
@@ -993,6 +1000,7 @@ func entityVersions() versionKind {
 				return nil, "", err
 			}
 			kept := keptOf(e, entityKept)
+			kept["registry_id"] = e["id"]
 			kept["exposed_to_assist"] = exposedToAssist(ctx, d, id)
 			raw, err := json.Marshal(kept)
 			return raw, cmp.Or(stringOf(e["name"]), stringOf(e["original_name"])), err
@@ -1004,6 +1012,30 @@ func entityVersions() versionKind {
 				w.exposure(ctx, id)
 			}
 		},
+		locate: func(ctx context.Context, d Deps, id string, cfg json.RawMessage) (string, error) {
+			var kept struct {
+				RegistryID string `json:"registry_id"`
+			}
+			if json.Unmarshal(cfg, &kept) != nil || kept.RegistryID == "" {
+				return id, nil // kept before hamcp recorded the registry id: where it was
+			}
+			e, err := d.HA.EntityRegistryEntry(ctx, id)
+			if err == nil && stringOf(e["id"]) == kept.RegistryID {
+				return id, nil
+			}
+			var api *homeassistant.APIError
+			if err != nil && !(errors.As(err, &api) && api.Code == "not_found") {
+				return "", err
+			}
+			now, ok, err := d.HA.EntityIDByRegistryID(ctx, kept.RegistryID)
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				return "", fmt.Errorf("the entity kept as %s is no longer in Home Assistant's entity registry (it was deleted), so there is nothing to restore", id)
+			}
+			return now, nil
+		},
 		write: func(ctx context.Context, d Deps, id string, cfg json.RawMessage) error {
 			if cfg == nil {
 				return errors.New("hamcp does not delete entities; nothing to restore")
@@ -1013,8 +1045,15 @@ func entityVersions() versionKind {
 				return err
 			}
 			defer registryChanged(d)
-			if _, err := d.HA.UpdateEntityRegistry(ctx, id, keptOf(kept, entityKept[1:])); err != nil {
+			fields := keptOf(kept, entityKept[1:])
+			if was, _ := kept["entity_id"].(string); was != "" && was != id {
+				fields["new_entity_id"] = was // it was renamed since: the restore renames it back
+			}
+			if _, err := d.HA.UpdateEntityRegistry(ctx, id, fields); err != nil {
 				return err
+			}
+			if was, _ := fields["new_entity_id"].(string); was != "" {
+				id = was
 			}
 			if v, ok := kept["exposed_to_assist"].(bool); ok {
 				return d.HA.ExposeEntities(ctx, []string{"conversation"}, []string{id}, v)

@@ -247,3 +247,54 @@ func TestRegistryEditsConfirmed(t *testing.T) {
 	}
 	e.assertUntouched(t)
 }
+
+// An entity whose id an assistant renamed comes back under its old id and name from the history,
+// the restore can be taken back in turn, and its history is found under the id it has now. Before,
+// the kept version named the old id, which no longer existed: the undo failed with "not found".
+func TestRenamedEntityRestores(t *testing.T) {
+	t.Parallel()
+	e := admStart(t, admOpts{})
+	ctx := context.Background()
+	got := e.ok(t, "ha_update_entity", map[string]any{"entity_id": "light.kitchen_island", "new_entity_id": "light.rt_moved", "name": "Moved"})
+	if got["entity_id"] != "light.rt_moved" {
+		t.Fatalf("rename: %v", got)
+	}
+	list := e.ok(t, "ha_config_history", map[string]any{"action": "list", "item": "entity:light.rt_moved"})
+	items := admItems(t, list["versions"].(map[string]any), "items")
+	if len(items) != 1 {
+		t.Fatalf("the rename is kept under the new id: %v", items)
+	}
+	at := func(want, name string) {
+		t.Helper()
+		entry, err := e.ha.EntityRegistryEntry(ctx, want)
+		if err != nil || stringOf(entry["name"]) != name {
+			t.Fatalf("the entity should be %s named %q: %v %v", want, name, entry, err)
+		}
+	}
+	restore := func(item string, version any) map[string]any {
+		t.Helper()
+		r := e.ok(t, "ha_config_history", map[string]any{"action": "restore", "item": item, "version": version, "confirm": true})
+		undo, _ := r["undo"].(map[string]any)
+		if undo == nil {
+			t.Fatalf("restore of %s %v offers no undo: %v", item, version, r)
+		}
+		return undo
+	}
+	undo := restore("entity:light.rt_moved", items[0]["version"])
+	at("light.kitchen_island", "")
+	undo = restore(undo["item"].(string), undo["version"])
+	at("light.rt_moved", "Moved")
+	restore(undo["item"].(string), undo["version"])
+	at("light.kitchen_island", "")
+
+	// Another entity took the old id meanwhile: the restore still follows the renamed one, and
+	// HA refuses the clash in words rather than hamcp changing the wrong entity.
+	e.ok(t, "ha_update_entity", map[string]any{"entity_id": "light.kitchen_island", "new_entity_id": "light.rt_moved2"})
+	e.ok(t, "ha_update_entity", map[string]any{"entity_id": "light.kitchen_ceiling", "new_entity_id": "light.kitchen_island", "name": "Ceiling"})
+	items = admItems(t, e.ok(t, "ha_config_history", map[string]any{"action": "list", "item": "entity:light.rt_moved2"})["versions"].(map[string]any), "items")
+	e.fails(t, "ha_config_history", map[string]any{"action": "restore", "item": "entity:light.rt_moved2", "version": items[0]["version"], "confirm": true}, "backend_error", "already registered")
+	at("light.rt_moved2", "")
+	at("light.kitchen_island", "Ceiling")
+}
+
+func stringOf(v any) string { s, _ := v.(string); return s }

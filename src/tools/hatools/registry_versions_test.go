@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hamcp/hamcp/dev/sim"
+	"github.com/hamcp/hamcp/src/confighistory"
 	"github.com/hamcp/hamcp/src/homeassistant"
 )
 
@@ -77,5 +78,21 @@ func regMust(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The Activity page shows undoNote before the user presses Undo: a kept rename says it renames back.
+func TestUndoNote(t *testing.T) {
+	for _, c := range []struct {
+		item, config, want string
+	}{
+		{"automation:porch", `{"alias":"Porch"}`, "Undo puts automation:porch back as it was before (kept version 3)."},
+		{"automation:porch", `null`, "Undo deletes automation:porch: it did not exist before."},
+		{"entity:light.moved", `{"entity_id":"light.island","name":null}`, "Undo renames light.moved back to light.island and puts its settings back as they were (kept version 3)."},
+		{"entity:light.island", `{"entity_id":"light.island"}`, "Undo puts entity:light.island back as it was before (kept version 3)."},
+	} {
+		if got := undoNote(confighistory.Version{Item: c.item, N: 3, Config: json.RawMessage(c.config)}); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.item, c.config, got, c.want)
+		}
 	}
 }

@@ -556,7 +556,19 @@ func (v *scopeView) checkReplaced(ctx context.Context, d Deps, tool string, args
 	if !ok {
 		return nil
 	}
-	stored, _, rerr := k.read(ctx, d, id)
+	at := id
+	if kind == KindEntity && tool == "ha_config_history" {
+		n, _ := args["version"].(float64)
+		if ver, gerr := d.History.Get(ctx, str("item"), int(n)); gerr == nil {
+			if at, err = k.at(ctx, d, id, ver.Config); err != nil {
+				return nil // the handler reports an entity it cannot find
+			}
+			if v.hides(at) {
+				return notExposed("the item", at)
+			}
+		}
+	}
+	stored, _, rerr := k.read(ctx, d, at)
 	if rerr != nil {
 		return rerr
 	}

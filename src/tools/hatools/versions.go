@@ -93,6 +93,14 @@ func undoNote(v confighistory.Version) string {
 	if isNull(v.Config) {
 		return "Undo deletes " + v.Item + ": it did not exist before."
 	}
+	if kind, id, _ := strings.Cut(v.Item, ":"); kind == KindEntity {
+		var kept struct {
+			EntityID string `json:"entity_id"`
+		}
+		if json.Unmarshal(v.Config, &kept) == nil && kept.EntityID != "" && kept.EntityID != id {
+			return fmt.Sprintf("Undo renames %s back to %s and puts its settings back as they were (kept version %d).", id, kept.EntityID, v.N)
+		}
+	}
 	return fmt.Sprintf("Undo puts %s back as it was before (kept version %d).", v.Item, v.N)
 }
 
@@ -124,6 +132,18 @@ type versionKind struct {
 	check func(ctx context.Context, d Deps, w *walk, id string, cfg json.RawMessage)
 	// write puts cfg back; nil cfg deletes the item.
 	write func(ctx context.Context, d Deps, id string, cfg json.RawMessage) error
+	// locate, when set, is where the item that cfg was kept from is now: an entity whose entity id
+	// was renamed since is found by its registry entry. read, check and write then work there while
+	// the history stays under id. Without it the item is at id.
+	locate func(ctx context.Context, d Deps, id string, cfg json.RawMessage) (string, error)
+}
+
+// at is where k's item id, kept as cfg, is now.
+func (k versionKind) at(ctx context.Context, d Deps, id string, cfg json.RawMessage) (string, error) {
+	if k.locate == nil || isNull(cfg) {
+		return id, nil
+	}
+	return k.locate(ctx, d, id, cfg)
 }
 
 // versionKinds are the kinds ha_config_history can restore. Each tool group that keeps versions
@@ -291,7 +311,12 @@ func checkRestore(ctx context.Context, d Deps, k versionKind, v confighistory.Ve
 	if isNull(cfg) {
 		cfg = nil
 	}
-	k.check(ctx, d, w, v.ID(), cfg)
+	at, err := k.at(ctx, d, v.ID(), cfg)
+	if err != nil {
+		return nil, nil, haError(err, false, "")
+	}
+	w.fact("at", v.Item, at) // a yes covers the item where it is now, not after another rename
+	k.check(ctx, d, w, at, cfg)
 	if err := w.writable("version"); err != nil {
 		return nil, nil, err
 	}
@@ -335,7 +360,11 @@ func restoreItem(ctx context.Context, d Deps, c *toolkit.Call, v confighistory.V
 		return 0, toolkit.InvalidArg("item", "names no kind hamcp can restore", `"script:morning_lights"`)
 	}
 	id := v.ID()
-	now, title, err := k.read(ctx, d, id)
+	at, err := k.at(ctx, d, id, v.Config)
+	if err != nil {
+		return 0, haError(err, false, "")
+	}
+	now, title, err := k.read(ctx, d, at)
 	if err != nil {
 		return 0, haError(err, false, "")
 	}
@@ -350,7 +379,7 @@ func restoreItem(ctx context.Context, d Deps, c *toolkit.Call, v confighistory.V
 	if isNull(cfg) {
 		cfg = nil
 	}
-	if err := k.write(ctx, d, id, cfg); err != nil {
+	if err := k.write(ctx, d, at, cfg); err != nil {
 		kp.undo(ctx)
 		return 0, haError(err, false, "nothing was restored; read the error, then try again")
 	}
