@@ -108,19 +108,23 @@ func (c *Client) EntityRegistryEntry(ctx context.Context, entityID string) (Enti
 	return callAs[EntityEntryFull](ctx, c, "config/entity_registry/get", map[string]any{"entity_id": entityID})
 }
 
-// EntityIDByRegistryID finds the entity whose registry entry has the id regID (the entry's "id",
-// which stays when its entity id is renamed), from config/entity_registry/list; ok is false when
-// no entry has it.
-func (c *Client) EntityIDByRegistryID(ctx context.Context, regID string) (entityID string, ok bool, err error) {
-	rows, err := callAs[[]struct {
-		ID       string `json:"id"`
-		EntityID string `json:"entity_id"`
-	}](ctx, c, "config/entity_registry/list", nil)
+// RegistryRow is what hamcp reads of one row of config/entity_registry/list (as_partial_dict):
+// "id" is the entry's own id, which stays when the entity id is renamed.
+type RegistryRow struct {
+	ID       string `json:"id"`
+	EntityID string `json:"entity_id"`
+	Platform string `json:"platform"`
+	UniqueID string `json:"unique_id"`
+}
+
+// FindEntity is the entity id of the first registry row match accepts; ok is false when none does.
+func (c *Client) FindEntity(ctx context.Context, match func(RegistryRow) bool) (entityID string, ok bool, err error) {
+	rows, err := callAs[[]RegistryRow](ctx, c, "config/entity_registry/list", nil)
 	if err != nil {
 		return "", false, err
 	}
 	for _, r := range rows {
-		if r.ID == regID && regID != "" {
+		if match(r) {
 			return r.EntityID, true, nil
 		}
 	}

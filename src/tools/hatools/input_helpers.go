@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -479,11 +480,41 @@ func helperVersions() versionKind {
 				return err
 			}
 			if item == nil {
-				_, err = d.HA.CreateHelper(ctx, domain, m)
-				return err
+				return recreateHelper(ctx, d, domain, id, m)
 			}
 			_, err = d.HA.UpdateHelper(ctx, domain, item.ID(), m)
 			return err
 		},
 	}
+}
+
+// recreateHelper brings a deleted helper back under its entity id. Home Assistant makes a new
+// helper's id from its name, so one renamed before it was deleted would come back as another entity
+// and every automation naming the old id would point at nothing: it is renamed to the old id, and
+// taken out again if that fails, so a restore never leaves a stray copy behind.
+func recreateHelper(ctx context.Context, d Deps, domain, entityID string, cfg map[string]any) error {
+	if _, err := d.HA.EntityRegistryEntry(ctx, entityID); err == nil {
+		return fmt.Errorf("%s belongs to another entity now; rename or remove that one first", entityID)
+	}
+	if _, taken := helperState(ctx, d.HA, entityID); taken {
+		return fmt.Errorf("%s belongs to another entity now; rename or remove that one first", entityID)
+	}
+	item, err := d.HA.CreateHelper(ctx, domain, cfg)
+	if err != nil {
+		return err
+	}
+	made, ok, err := d.HA.FindEntity(ctx, func(r homeassistant.RegistryRow) bool { return r.Platform == domain && r.UniqueID == item.ID() })
+	if err == nil && (!ok || made == entityID) {
+		return nil // already under its id (or not in the registry, so named by its id)
+	}
+	if err == nil {
+		_, err = d.HA.UpdateEntityRegistry(ctx, made, map[string]any{"new_entity_id": entityID})
+	}
+	if err != nil {
+		if derr := d.HA.DeleteHelper(context.WithoutCancel(ctx), domain, item.ID()); derr != nil {
+			return fmt.Errorf("the helper came back as %s but could not take its id %s (%v), and removing it failed: %w", made, entityID, err, derr)
+		}
+		return fmt.Errorf("the helper could not take its id %s back: %w", entityID, err)
+	}
+	return nil
 }

@@ -130,3 +130,28 @@ func TestManageHelpersCountsTheAutomationsItStarts(t *testing.T) {
 	// A helper nothing listens to only needs the change the user trusts by default.
 	e.ok(t, "ha_manage_helpers", map[string]any{"action": "update", "helper_id": "input_boolean.vacation_mode", "config": map[string]any{"icon": "mdi:beach"}, "confirm": true})
 }
+
+// A deleted helper the user had renamed comes back under its own entity id, which the automations
+// and dashboards that used it name; Home Assistant would make its id from the new name.
+func TestDeletedHelperRestoresUnderItsID(t *testing.T) {
+	t.Parallel()
+	e := admStart(t, admOpts{})
+	ctx := context.Background()
+	e.ok(t, "ha_manage_helpers", map[string]any{"action": "create", "domain": "input_boolean", "config": map[string]any{"name": "Party mode"}})
+	e.ok(t, "ha_manage_helpers", map[string]any{"action": "update", "helper_id": "input_boolean.party_mode", "config": map[string]any{"name": "Celebration"}, "confirm": true})
+	e.ok(t, "ha_manage_helpers", map[string]any{"action": "delete", "helper_id": "input_boolean.party_mode", "confirm": true})
+	testkit.Eventually(t, "the helper's state gone", func() bool { _, err := e.ha.State(ctx, "input_boolean.party_mode"); return err != nil })
+	hist := admItems(t, e.ok(t, "ha_config_history", map[string]any{"action": "list", "item": "helper:input_boolean.party_mode"})["versions"].(map[string]any), "items")
+	r := e.ok(t, "ha_config_history", map[string]any{"action": "restore", "item": "helper:input_boolean.party_mode", "version": hist[0]["version"], "confirm": true})
+	testkit.Eventually(t, "the helper back under its own id", func() bool {
+		s, err := e.ha.State(ctx, "input_boolean.party_mode")
+		return err == nil && s.FriendlyName() == "Celebration"
+	})
+	if _, err := e.ha.State(ctx, "input_boolean.celebration"); err == nil {
+		t.Fatalf("the restore left a second entity named after the new name: %v", r)
+	}
+	// The restore is undone in turn: the helper is deleted again.
+	undo := r["undo"].(map[string]any)
+	e.ok(t, "ha_config_history", map[string]any{"action": "restore", "item": undo["item"], "version": undo["version"], "confirm": true})
+	testkit.Eventually(t, "deleted again", func() bool { _, err := e.ha.State(ctx, "input_boolean.party_mode"); return err != nil })
+}

@@ -1027,7 +1027,7 @@ func entityVersions() versionKind {
 			if err != nil && !(errors.As(err, &api) && api.Code == "not_found") {
 				return "", err
 			}
-			now, ok, err := d.HA.EntityIDByRegistryID(ctx, kept.RegistryID)
+			now, ok, err := d.HA.FindEntity(ctx, func(r homeassistant.RegistryRow) bool { return r.ID == kept.RegistryID })
 			if err != nil {
 				return "", err
 			}
