@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -180,6 +181,9 @@ func (ix *index) search(query string, n int) []hit {
 		w = strings.Trim(w, "`'\",.;:()")
 		words[w], words[strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")] = true, true // the hub's: hub
 	}
+	if sys := systemNamedBy(query); sys != "" {
+		words[sys] = true
+	}
 	N := float64(len(ix.docs))
 	var hits []hit
 	for _, d := range ix.docs {
@@ -249,6 +253,29 @@ func (d *searchDoc) prior(in intent, words map[string]bool) float64 {
 		p *= otherSystemPrior
 	}
 	return p
+}
+
+// systemVocabulary is what only one other system has: a request about a private boolean or the
+// HSM names Hubitat as surely as one that says "hubitat". Only proper names and terms no Home
+// Assistant tool uses belong here; "rename" or "arm" are everyone's.
+var systemVocabulary = map[string][]string{
+	"hubitat": {"rule machine", "private boolean", "hsm", "maker api", "hub variable", "hub variables", "room lighting", "button controller", "basic rule", "basic rules"},
+}
+
+// systemNamedBy is the system whose vocabulary the query uses, "" for none. The query is compared
+// word by word, so "HSM's" and "hsm," count and "chsm" does not.
+func systemNamedBy(query string) string {
+	q := " " + strings.Join(strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ") + " "
+	for sys, phrases := range systemVocabulary {
+		for _, p := range phrases {
+			if strings.Contains(q, " "+p+" ") {
+				return sys
+			}
+		}
+	}
+	return ""
 }
 
 // systemOf is the system a tool belongs to when it is not Home Assistant's or hamcp's own: the

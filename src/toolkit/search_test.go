@@ -263,3 +263,22 @@ func FuzzListOfOne(f *testing.F) {
 		}
 	})
 }
+
+// A request in another system's own words names that system, word by word.
+func TestSystemNamedBy(t *testing.T) {
+	for _, c := range []struct{ query, want string }{
+		{"set the private boolean of the bedtime rule to false", "hubitat"},
+		{"disarm the HSM's away mode", "hubitat"},
+		{"what is in the Maker API app", "hubitat"},
+		{"list the Rule-Machine rules", "hubitat"},
+		{"a private booleans list", ""}, // not the phrase
+		{"chsm status", ""},
+		{"arm the alarm", ""},
+		{"rename the kitchen lamp", ""},
+		{"", ""},
+	} {
+		if got := systemNamedBy(c.query); got != c.want {
+			t.Errorf("%q: %q, want %q", c.query, got, c.want)
+		}
+	}
+}
