@@ -373,7 +373,7 @@ func TestSearchToolBounds(t *testing.T) {
 func FuzzQueryTerms(f *testing.F) {
 	h := newProxyHome()
 	ix := newIndex(h.reg.Select(Filter{}), h.reg.core)
-	for _, s := range []string{"turn on the kitchen light", "ha_read_file", "", "ÄÖÜ ß ǅ", "a\x00b", "ing ies sses eed", strings.Repeat("x ", 300)} {
+	for _, s := range []string{"turn on the kitchen light", "ha_read_file", "", "ÄÖÜ ß ǅ", "a\x00b", "ing ies sses eed", strings.Repeat("x ", 300), "the HSM's private boolean"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {

@@ -265,6 +265,9 @@ var systemVocabulary = map[string][]string{
 // systemNamedBy is the system whose vocabulary the query uses, "" for none. The query is compared
 // word by word, so "HSM's" and "hsm," count and "chsm" does not.
 func systemNamedBy(query string) string {
+	if len(query) > maxQueryBytes {
+		query = query[:maxQueryBytes] // as queryTerms reads it; a cut rune is only not a letter
+	}
 	q := " " + strings.Join(strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}), " ") + " "
