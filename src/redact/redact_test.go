@@ -160,6 +160,9 @@ func FuzzLockCodes(f *testing.F) {
 				if n, ok := e["name"].(string); ok {
 					kept.WriteString(n + "\x00")
 				}
+				for field := range e { // field names stay: {"00000000": …} is a key, not a code
+					kept.WriteString(field + "\x00")
+				}
 			}
 			if strings.Contains(kept.String(), code) || strings.Contains(`{}":,`, code) {
 				continue
