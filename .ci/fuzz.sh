@@ -68,7 +68,7 @@ guards=(
   "./src/hubitat FuzzParseHubLogs" "./src/hubitat FuzzParseHubAdminLists"
   "./src/hubitat FuzzParseAppsList" "./src/hubitat FuzzParseAppConfig" "./src/hubitat FuzzParseDashboards"
   "./src/hubitat FuzzParseLocationEvents" "./src/hubitat FuzzParseDeviceModel" "./src/hubitat FuzzParseDevicesList"
-  "./src/hubitat FuzzParseVirtualDrivers" "./src/hubitat FuzzParseRuleEndpoint"
+  "./src/hubitat FuzzParseVirtualDrivers" "./src/hubitat FuzzParseRuleEndpoint" "./src/hubitat FuzzHubVarMoment"
   "./src/tools/hubitattools FuzzHubLogsArgs"
 )
 log=$(mktemp "${TMPDIR:-/tmp}/hamcp-fuzz.XXXXXX")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hamcp/hamcp/src/redact"
@@ -218,8 +219,11 @@ func TestCheckHubVariable(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ name, typ, value, field string }{
 		{"Ok", "Number", "12", ""}, {"Ok", "Decimal", "1.5", ""}, {"Ok", "Boolean", "true", ""}, {"Ok", "String", "hi", ""},
-		{"", "String", "x", "name"}, {"a[b", "String", "x", "name"}, {"Ok", "DateTime", "x", "type"}, {"Ok", "Number", "1.5", "value"},
+		{"", "String", "x", "name"}, {"a[b", "String", "x", "name"}, {"Ok", "Date", "x", "type"}, {"Ok", "Number", "1.5", "value"},
 		{"Ok", "Boolean", "yes", "value"}, {"Ok", "String", "", "value"},
+		{"Ok", "DateTime", "2026-05-06T12:00", ""}, {"Ok", "DateTime", "2026-05-06 07:30:15", ""},
+		{"Ok", "DateTime", "x", "value"}, {"Ok", "DateTime", "2026-05-06", "value"}, {"Ok", "DateTime", "2026-13-06T12:00", "value"},
+		{"Ok", "DateTime", "2026-05-06T12:00:00-0400", "value"}, // an offset: the hub takes its own zone's time, so say it plainly
 	} {
 		err := CheckHubVariable(c.name, c.typ, c.value)
 		if (err == nil) != (c.field == "") || err != nil && !strings.HasPrefix(err.Error(), c.field) {
@@ -265,4 +269,24 @@ func TestParseLocationEvents(t *testing.T) {
 	if err != nil || len(evs) != 2 || evs[0] != (LocationEvent{Name: "variable:A", Value: "x y", Date: "d"}) || evs[1].Value != "3" || evs[1].Description != "m" {
 		t.Errorf("%+v %v", evs, err)
 	}
+}
+
+// FuzzHubVarMoment: a DateTime value reads as a date and a minute the hub's pickers take, or is
+// refused with the value named.
+func FuzzHubVarMoment(f *testing.F) {
+	for _, s := range []string{"2026-05-06T12:00", "2026-05-06 07:30:15", "x", "2026-02-30T10:00", " 2026-05-06T12:00 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		date, clock, err := hubVarMoment(v)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "value ") {
+				t.Fatalf("%q: %v", v, err)
+			}
+			return
+		}
+		if _, err := time.Parse("2006-01-02 15:04", date+" "+clock); err != nil || len(date) != 10 || len(clock) != 5 {
+			t.Fatalf("%q read as %q %q", v, date, clock)
+		}
+	})
 }

@@ -17,16 +17,33 @@ import (
 // (mcp-variables-lib _createOneVariable, toolDeleteHubVariable): by driving the Hub Variables
 // system app's "hubVar" page.
 //
+//	GET  /installedapp/configure/json/<id> and /installedapp/statusJson/<id>
+//	                                warm the wizard first: its clicks do nothing without both
+//	                                (_primeHubVarsWizard, firmware 2.5.0.126)
 //	POST /installedapp/btn          moreVar (stateAttribute moreVar) opens the create form;
 //	                                <name> (stateAttribute deleteGV) then delConfirm deletes
-//	POST /installedapp/update/json  settings[hbVar], settings[varType], settings[varValue]
+//	POST /installedapp/update/json  settings[hbVar], settings[varType], settings[varValue]; a
+//	                                DateTime: varDate (yyyy-MM-dd) and varTime (HH:mm), then
+//	                                warm again and click dateTimeDone
 //	GET  /logs/eventsJson           the hub's location events, "variable:<name>" among them
 //
 // Whether it worked is read back from the Maker API's variable list, which hamcp reads anyway.
 
-// HubVarTypes are the types the create form offers (DateTime needs the date and time pickers,
-// which hamcp does not drive).
-var HubVarTypes = []string{"Number", "Decimal", "String", "Boolean"}
+// HubVarTypes are the types the create form offers.
+var HubVarTypes = []string{"Number", "Decimal", "String", "Boolean", "DateTime"}
+
+// hubVarMoment reads a DateTime variable's initial value: the hub's local date and time, to the
+// minute (its pickers have no seconds), as "2026-05-06T12:00" or "2026-05-06 12:00", seconds
+// allowed and dropped.
+func hubVarMoment(value string) (date, clock string, err error) {
+	v := strings.Replace(strings.TrimSpace(value), " ", "T", 1)
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05"} {
+		if t, perr := time.Parse(layout, v); perr == nil {
+			return t.Format("2006-01-02"), t.Format("15:04"), nil
+		}
+	}
+	return "", "", fmt.Errorf("value %q is not a date and time: give the hub's local time as 2026-05-06T12:00", clean(value))
+}
 
 // ErrVariableExists and ErrVariableNotFound are a create of a name in use and a delete of one
 // that is not.
@@ -59,6 +76,10 @@ func CheckHubVariable(name, typ, value string) error {
 	case "Boolean":
 		if value != "true" && value != "false" {
 			return fmt.Errorf("value %q must be true or false", clean(value))
+		}
+	case "DateTime":
+		if _, _, err := hubVarMoment(value); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -135,22 +156,60 @@ func (c *Client) CreateHubVariable(ctx context.Context, name, typ, value string)
 	if err != nil {
 		return Variable{}, err
 	}
+	c.warmWizard(ctx, app)
 	if err := c.clickPageButton(ctx, app, "hubVar", "moreVar", "moreVar", c.appVersion(ctx, app)); err != nil {
 		return Variable{}, err
 	}
-	page, err := c.AppPage(ctx, app, "hubVar")
-	if err != nil {
+	fields := []formField{{"hbVar", "text", name}, {"varType", "enum", typ}}
+	if typ != "DateTime" {
+		fields = append(fields, formField{"varValue", "textarea", value})
+	}
+	if err := c.writeHubVarFields(ctx, app, fields); err != nil {
 		return Variable{}, err
 	}
-	for _, f := range []struct{ key, typ, value string }{{"hbVar", "text", name}, {"varType", "enum", typ}, {"varValue", "textarea", value}} {
-		if findInput(page, f.key) == "" {
-			return Variable{}, fmt.Errorf("hubitat Hub Variables page has no %s field after Create New Variable (firmware may have changed the form): nothing was created", f.key)
+	if typ == "DateTime" {
+		// The type's write re-renders the form with the date and time pickers, and only Done
+		// commits them.
+		date, clock, _ := hubVarMoment(value)
+		if err := c.writeHubVarFields(ctx, app, []formField{{"varDate", "date", date}, {"varTime", "time", clock}}); err != nil {
+			return Variable{}, err
 		}
-		if err := c.writePageSetting(ctx, app, "hubVar", f.key, f.typ, f.value, c.appVersion(ctx, app)); err != nil {
-			return Variable{}, fmt.Errorf("%w: writing %s failed (%v)", ErrNotConfirmed, f.key, err)
+		c.warmWizard(ctx, app)
+		if err := c.clickPageButton(ctx, app, "hubVar", "dateTimeDone", "", c.appVersion(ctx, app)); err != nil {
+			return Variable{}, fmt.Errorf("%w: the Done click failed (%v)", ErrNotConfirmed, err)
 		}
 	}
 	return c.awaitVariable(ctx, name, true)
+}
+
+// formField is one setting a form write sends: its key, input type and value.
+type formField struct{ key, typ, value string }
+
+// writeHubVarFields writes fields on the create form, each only when the form shows it: a form
+// without one means the firmware changed it, and nothing more is written.
+func (c *Client) writeHubVarFields(ctx context.Context, app int64, fields []formField) error {
+	page, err := c.AppPage(ctx, app, "hubVar")
+	if err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if findInput(page, f.key) == "" {
+			return fmt.Errorf("hubitat Hub Variables page has no %s field after Create New Variable (firmware may have changed the form): nothing was created", f.key)
+		}
+		if err := c.writePageSetting(ctx, app, "hubVar", f.key, f.typ, f.value, c.appVersion(ctx, app)); err != nil {
+			return fmt.Errorf("%w: writing %s failed (%v)", ErrNotConfirmed, f.key, err)
+		}
+	}
+	return nil
+}
+
+// warmWizard reads the Hub Variables app's page and raw state, without which the hub takes its
+// wizard's clicks and does nothing (upstream _primeHubVarsWizard). A failed read is not fatal:
+// the click's result is read back anyway.
+func (c *Client) warmWizard(ctx context.Context, app int64) {
+	sid := strconv.FormatInt(app, 10)
+	_, _ = c.Admin(ctx, http.MethodGet, "/installedapp/configure/json/"+sid, nil)
+	_, _ = c.Admin(ctx, http.MethodGet, "/installedapp/statusJson/"+sid, nil)
 }
 
 func findInput(page AppConfig, name string) string {
@@ -178,6 +237,7 @@ func (c *Client) DeleteHubVariable(ctx context.Context, name string) (Variable, 
 	if err != nil {
 		return prev, err
 	}
+	c.warmWizard(ctx, app)
 	if err := c.clickPageButton(ctx, app, "hubVar", name, "deleteGV", c.appVersion(ctx, app)); err != nil {
 		return prev, err
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -147,6 +148,7 @@ func (h *Hub) installedAppRoutes(mux *http.ServeMux) {
 	gate("GET /installedapp/json/{id}", h.appRecord)
 	gate("GET /installedapp/configure/json/{id}", h.appConfigure)
 	gate("GET /installedapp/configure/json/{id}/{page}", h.appConfigure)
+	gate("GET /installedapp/statusJson/{id}", h.appStatus)
 	gate("POST /installedapp/disable", h.appDisable)
 	gate("POST /installedapp/btn", h.appButton)
 	gate("POST /installedapp/update/json", h.appUpdate)
@@ -219,7 +221,32 @@ func (h *Hub) appConfigure(w http.ResponseWriter, r *http.Request) {
 		appNotFound(w)
 		return
 	}
+	if x.wizard != nil {
+		x.wizard.configured = true
+	}
 	writeJSON(w, http.StatusOK, h.pageLocked(x, r.PathValue("page")))
+}
+
+// appStatus is /installedapp/statusJson/<id>, the app's raw state and settings (SKILL.md: {id,
+// appState: [{name, value}], appSettings: [...]}; upstream _rmFetchStatusJson). The simulated
+// apps keep little state: the Hub Variables wizard's fields are its settings.
+func (h *Hub) appStatus(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	x := h.appsLocked().find(r.PathValue("id"))
+	if x == nil {
+		appNotFound(w)
+		return
+	}
+	state := []map[string]any{{"name": "disabled", "value": x.disabled}}
+	settings := []map[string]any{}
+	if wz := x.wizard; wz != nil {
+		wz.statused = true
+		for _, k := range slices.Sorted(maps.Keys(wz.fields)) {
+			settings = append(settings, map[string]any{"name": k, "value": wz.fields[k], "multiple": false})
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": x.id, "appState": state, "appSettings": settings, "eventSubscriptions": []any{}, "scheduledJobs": []any{}})
 }
 
 // pageLocked renders one of an app's pages ("" is its main page).

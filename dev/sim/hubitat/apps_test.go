@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,7 @@ func TestInstalledAppRoutes(t *testing.T) {
 	t.Parallel()
 	secured := startHub(t, Options{Username: "u", Password: "p"})
 	for _, route := range []string{"GET /hub2/appsList", "GET /installedapp/json/11", "GET /installedapp/configure/json/11",
-		"POST /installedapp/disable", "POST /installedapp/btn", "POST /installedapp/update/json", "GET /logs/eventsJson",
+		"POST /installedapp/disable", "POST /installedapp/btn", "POST /installedapp/update/json", "GET /logs/eventsJson", "GET /installedapp/statusJson/90",
 		"GET /dashboard/select", "GET /dashboard/all", "GET /dashboard/create", "GET /dashboard/delete"} {
 		method, path, _ := strings.Cut(route, " ")
 		if status, _, hdr := adminDo(t, secured, method, path, "", ""); status != http.StatusFound || hdr.Get("Location") != "/login" {
@@ -82,5 +83,59 @@ func TestInstalledAppRoutes(t *testing.T) {
 	h.EmitLocationEvent("variable:WakeTime", "08:00")
 	if _, body, _ := adminDo(t, h, "GET", "/logs/eventsJson", "", ""); !strings.Contains(body, `"name":"variable:WakeTime"`) || !strings.Contains(body, `"value":"08:00"`) {
 		t.Errorf("location events: %s", body)
+	}
+}
+
+// TestHubVarWizardNeedsWarming: the Hub Variables app takes a click and does nothing until its
+// page and its statusJson have both been read since the last settings write (upstream
+// _primeHubVarsWizard); a DateTime variable commits on Done, in the hub's zone.
+func TestHubVarWizardNeedsWarming(t *testing.T) {
+	t.Parallel()
+	h := startHub(t, Options{})
+	form := "application/x-www-form-urlencoded"
+	click := func(name string) {
+		adminDo(t, h, "POST", "/installedapp/btn", form, url.Values{"id": {"90"}, "name": {name}, "settings[" + name + "]": {"clicked"}, name + ".type": {"button"}, "currentPage": {"hubVar"}}.Encode())
+	}
+	write := func(key, typ, value string) {
+		adminDo(t, h, "POST", "/installedapp/update/json", form, url.Values{"id": {"90"}, "settings[" + key + "]": {value}, key + ".type": {typ}, "currentPage": {"hubVar"}}.Encode())
+	}
+	page := func() string {
+		_, body, _ := adminDo(t, h, "GET", "/installedapp/configure/json/90/hubVar", "", "")
+		return body
+	}
+	status := func() string { _, body, _ := adminDo(t, h, "GET", "/installedapp/statusJson/90", "", ""); return body }
+
+	click("moreVar")
+	if strings.Contains(page(), `"hbVar"`) {
+		t.Fatal("a cold wizard opened the create form")
+	}
+	click("moreVar") // the page alone does not warm it
+	if strings.Contains(page(), `"hbVar"`) {
+		t.Fatal("the page read alone warmed the wizard")
+	}
+	if body := status(); !strings.Contains(body, `"appState":[`) || !strings.Contains(body, `"appSettings":[`) {
+		t.Fatalf("statusJson: %s", body)
+	}
+	click("moreVar")
+	if !strings.Contains(page(), `"hbVar"`) {
+		t.Fatal("a warmed wizard did not open the create form")
+	}
+	write("hbVar", "text", "AlarmDT")
+	write("varType", "enum", "DateTime")
+	if p := page(); !strings.Contains(p, `"varDate"`) || !strings.Contains(p, `"dateTimeDone"`) || strings.Contains(p, `"varValue"`) {
+		t.Fatalf("the DateTime form: %s", p)
+	}
+	write("varDate", "date", "2026-07-04")
+	write("varTime", "time", "06:45")
+	click("dateTimeDone") // cooled by the writes: nothing
+	if slices.Contains(h.HubVariableNames(), "AlarmDT") {
+		t.Fatal("Done on a cooled wizard created the variable")
+	}
+	page()
+	status()
+	click("dateTimeDone")
+	_, body, _ := adminDo(t, h, "GET", "/apps/api/"+h.AppID()+"/hubvariables?access_token="+h.Token(), "", "")
+	if !strings.Contains(body, `"name":"AlarmDT"`) || !strings.Contains(body, `"value":"2026-07-04T06:45:00.000-0400"`) || !strings.Contains(body, `"type":"datetime"`) {
+		t.Fatalf("the variable after Done: %s", body)
 	}
 }

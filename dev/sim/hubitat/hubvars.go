@@ -10,8 +10,12 @@ import (
 
 // Hub variables are created and deleted through the Hub Variables system app's classic page
 // ("hubVar"), as upstream does (mcp-variables-lib _createOneVariable, toolDeleteHubVariable):
-// create clicks moreVar, then writes hbVar, varType and varValue with /installedapp/update/json;
-// delete clicks the variable's own button (stateAttribute deleteGV), then delConfirm. Location
+// create clicks moreVar, then writes hbVar, varType and varValue with /installedapp/update/json
+// (a DateTime variable: varDate and varTime, then the dateTimeDone button); delete clicks the
+// variable's own button (stateAttribute deleteGV), then delConfirm. The wizard's clicks do nothing
+// until it is "warmed" by reading the app's configure/json and statusJson (upstream
+// _primeHubVarsWizard, verified on firmware 2.5.0.126: "a single bare GET does not"); a settings
+// write cools it again, as upstream primes once more before the DateTime Done click. Location
 // events, variable changes among them, are kept for /logs/eventsJson, the hub's Logs page
 // source (upstream mcp-devices-lib toolGetDeviceHistory).
 
@@ -26,7 +30,11 @@ type hubVarWizard struct {
 	adding        bool
 	fields        map[string]string
 	pendingDelete string
+	// configured and statused: configure/json and statusJson read since the last settings write.
+	configured, statused bool
 }
+
+func (wz *hubVarWizard) warm() bool { return wz.configured && wz.statused }
 
 // keepLocationEvent records a location event for /logs/eventsJson.
 func (h *Hub) keepLocationEvent(name, value, desc string, at time.Time) {
@@ -54,7 +62,11 @@ func (h *Hub) locationEvents(w http.ResponseWriter, _ *http.Request) {
 }
 
 // hubVarTypes maps the wizard's types to the Maker API's.
-var hubVarTypes = map[string]string{"Number": "integer", "Decimal": "decimal", "String": "string", "Boolean": "boolean"}
+var hubVarTypes = map[string]string{"Number": "integer", "Decimal": "decimal", "String": "string", "Boolean": "boolean", "DateTime": "datetime"}
+
+// hubDateTime is how the hub writes a DateTime variable's value (ISO with milliseconds and the
+// hub's offset, as its date and time inputs store a moment).
+const hubDateTime = "2006-01-02T15:04:05.000-0700"
 
 // hubVarPageLocked is the Hub Variables app's hubVar page: the variables, each with its delete
 // button, and the create form while the wizard is adding.
@@ -70,8 +82,15 @@ func (h *Hub) hubVarPageLocked(wz *hubVarWizard) []map[string]any {
 	case wz.adding:
 		inputs = append(inputs,
 			map[string]any{"name": "hbVar", "type": "text", "title": "Variable name", "defaultValue": wz.fields["hbVar"]},
-			map[string]any{"name": "varType", "type": "enum", "title": "Variable type", "options": []string{"Number", "Decimal", "String", "Boolean", "DateTime"}, "defaultValue": wz.fields["varType"]},
-			map[string]any{"name": "varValue", "type": "textarea", "title": "Initial value", "defaultValue": wz.fields["varValue"]})
+			map[string]any{"name": "varType", "type": "enum", "title": "Variable type", "options": []string{"Number", "Decimal", "String", "Boolean", "DateTime"}, "defaultValue": wz.fields["varType"]})
+		if wz.fields["varType"] == "DateTime" {
+			inputs = append(inputs,
+				map[string]any{"name": "varDate", "type": "date", "title": "Date", "defaultValue": wz.fields["varDate"]},
+				map[string]any{"name": "varTime", "type": "time", "title": "Time", "defaultValue": wz.fields["varTime"]},
+				map[string]any{"name": "dateTimeDone", "type": "button", "title": "Done"})
+		} else {
+			inputs = append(inputs, map[string]any{"name": "varValue", "type": "textarea", "title": "Initial value", "defaultValue": wz.fields["varValue"]})
+		}
 	case wz.pendingDelete != "":
 		inputs = append(inputs, map[string]any{"name": "delConfirm", "type": "button", "title": "Delete " + wz.pendingDelete + "?"})
 	}
@@ -80,7 +99,13 @@ func (h *Hub) hubVarPageLocked(wz *hubVarWizard) []map[string]any {
 
 // hubVarButtonLocked handles a click on the Hub Variables app.
 func (h *Hub) hubVarButtonLocked(wz *hubVarWizard, name, stateAttribute string) {
+	if !wz.warm() {
+		return // the click is taken and silently does nothing
+	}
 	switch {
+	case name == "dateTimeDone" && wz.adding && wz.fields["varType"] == "DateTime":
+		wz.adding = false
+		h.addHubVarLocked(strings.TrimSpace(wz.fields["hbVar"]), "DateTime", h.hubDateTimeValue(wz.fields["varDate"], wz.fields["varTime"]))
 	case name == "moreVar":
 		wz.adding, wz.fields, wz.pendingDelete = true, map[string]string{}, ""
 	case stateAttribute == "deleteGV":
@@ -96,6 +121,7 @@ func (h *Hub) hubVarButtonLocked(wz *hubVarWizard, name, stateAttribute string) 
 // hubVarSettingsLocked takes a settings write on the hubVar page; the variable is created when
 // the name, type and value are all set and valid, as the wizard's last field commits it.
 func (h *Hub) hubVarSettingsLocked(wz *hubVarWizard, settings map[string]string) {
+	wz.configured, wz.statused = false, false
 	if !wz.adding {
 		return
 	}
@@ -103,16 +129,36 @@ func (h *Hub) hubVarSettingsLocked(wz *hubVarWizard, settings map[string]string)
 		wz.fields[k] = v
 	}
 	name, typ, value := strings.TrimSpace(wz.fields["hbVar"]), wz.fields["varType"], wz.fields["varValue"]
-	if name == "" || typ == "" || value == "" {
-		return
+	if name == "" || typ == "" || typ == "DateTime" || value == "" {
+		return // a DateTime variable waits for its Done button
 	}
 	wz.adding = false
+	h.addHubVarLocked(name, typ, value)
+}
+
+// addHubVarLocked is the wizard's commit: a bad name, a name in use or a value that does not fit
+// the type creates nothing (the hub's page shows an error).
+func (h *Hub) addHubVarLocked(name, typ, value string) {
 	mtyp, ok := hubVarTypes[typ]
-	if !ok || strings.ContainsAny(name, `'"\~[:]<>`) || slices.ContainsFunc(h.vars, func(v variable) bool { return v.Name == name }) ||
+	if !ok || value == "" || strings.ContainsAny(name, `'"\~[:]<>`) || slices.ContainsFunc(h.vars, func(v variable) bool { return v.Name == name }) ||
 		checkVarValue(mtyp, value) != nil {
-		return // the hub's wizard shows an error and creates nothing
+		return
 	}
 	h.vars = append(h.vars, variable{Name: name, Value: value, Type: mtyp})
+}
+
+// hubDateTimeValue is the moment a date input ("2026-05-06") and a time input ("12:00") name in
+// the hub's time zone, as the hub writes it; "" when either does not read.
+func (h *Hub) hubDateTimeValue(date, clock string) string {
+	loc, err := time.LoadLocation(h.o.Location.TimeZone)
+	if err != nil {
+		loc = time.UTC
+	}
+	t, err := time.ParseInLocation("2006-01-02 15:04", date+" "+clock, loc)
+	if err != nil {
+		return ""
+	}
+	return t.Format(hubDateTime)
 }
 
 // appUpdate is POST /installedapp/update/json, a page's settings write: settings[<key>]=value

@@ -17,8 +17,8 @@ import (
 type variablesArgs struct {
 	Action string `json:"action" validate:"required,oneof=create delete history" example:"history"`
 	Name   string `json:"name" validate:"required,max=100"`
-	Type   string `json:"type,omitempty" jsonschema:"create" validate:"omitempty,oneof=Number Decimal String Boolean"`
-	Value  string `json:"value,omitempty" jsonschema:"create: initial value" validate:"max=1000"`
+	Type   string `json:"type,omitempty" jsonschema:"create" validate:"omitempty,oneof=Number Decimal String Boolean DateTime"`
+	Value  string `json:"value,omitempty" jsonschema:"create; DateTime: hub-local 2026-05-06T18:30" validate:"max=1000"`
 	toolkit.Page
 }
 
@@ -41,10 +41,10 @@ const historySource = "from the hub's own location events (the hub's Logs page k
 func manageVariables(d Deps) *toolkit.Tool {
 	return toolkit.Define(toolkit.Spec[variablesArgs, variablesResult]{
 		Name: "hubitat_manage_variables", Toolset: SetAdmin, Title: "Hub variables: create, delete, history",
-		Description: "Create a hub variable (Number, Decimal, String, Boolean), delete one (says which hamcp rules use it), " +
-			"or read its change history. To read or set values use hubitat_list_variables " +
-			"and hubitat_set_variable. The user confirms create and delete; each needs hubitat_create_hub_backup within " +
-			"the hour. Options: hubitat_admin_read for history; hubitat_admin_write + hub_admin to change.",
+		Description: "Create a hub variable (Number, Decimal, String, Boolean, DateTime), delete one (names hamcp rules using it), " +
+			"or read its change history. Values: hubitat_list_variables, hubitat_set_variable. The user confirms create and " +
+			"delete; both need hubitat_create_hub_backup within the hour, hubitat_admin_write and hub_admin; history needs " +
+			"hubitat_admin_read.",
 		Available:   d.availableAdmin,
 		Conditional: adminGrant(d, "action create or delete", variablesArgs.writes),
 		Confirm: &toolkit.Confirm[variablesArgs]{When: "action create or delete (`" + AdminConfirmClass + "`: always asked)",

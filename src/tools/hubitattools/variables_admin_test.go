@@ -3,6 +3,7 @@ package hubitattools_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -70,8 +71,15 @@ func TestVariablesAdmin(t *testing.T) {
 	if q := user.questions(); len(q) != 1 || q[0] != `Create the hub variable "PartyMode" (Boolean) with the value "false"? `+toolkit.OnceNote {
 		t.Errorf("asked %q", q)
 	}
+	// A DateTime variable goes through the form's date and time pickers and its Done button; the
+	// hub keeps the moment in its own zone (the simulated hub's is New York's).
+	s.OK(t, "hubitat_manage_variables", map[string]any{"action": "create", "name": "AlarmAt", "type": "DateTime", "value": "2026-12-24T18:30"}, &out)
+	if out.Variable == nil || out.Variable.Type != "datetime" || fmt.Sprint(out.Variable.Value) != "2026-12-24T18:30:00.000-0500" {
+		t.Fatalf("DateTime create: %+v", out.Variable)
+	}
 	writes := h.Requests("POST /installedapp/update/json") + h.Requests("POST /installedapp/btn")
 	for _, c := range []tooltest.ErrCase{
+		{Name: "DateTime without a time", Args: map[string]any{"action": "create", "name": "Later", "type": "DateTime", "value": "2026-12-24"}, Code: "invalid_argument", Field: "value", Contains: "2026-05-06T12:00"},
 		{Name: "exists", Args: map[string]any{"action": "create", "name": "GuestMode", "type": "Boolean", "value": "true"}, Code: "invalid_argument", Field: "name", Contains: "already exists"},
 		{Name: "bad value", Args: map[string]any{"action": "create", "name": "Count", "type": "Number", "value": "many"}, Code: "invalid_argument", Field: "value"},
 		{Name: "bad name", Args: map[string]any{"action": "create", "name": "a:b", "type": "String", "value": "x"}, Code: "invalid_argument", Field: "name"},
