@@ -12,6 +12,7 @@ import (
 
 	"github.com/hamcp/hamcp/dev/sim"
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
+	"github.com/hamcp/hamcp/dev/testkit"
 	"github.com/hamcp/hamcp/src/config"
 	"github.com/hamcp/hamcp/src/integrations/hubitat/hubstore"
 	"github.com/hamcp/hamcp/src/panel"
@@ -121,4 +122,51 @@ func seedStoppedRule(t *testing.T, dataDir, name string, at time.Time) {
 		"stopped by hamcp: 61 runs in a minute", at.Format(time.RFC3339Nano), r.ID); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A hub behind Hub Security without a login in hamcp's options does not give its location: the
+// rule engine schedules by Home Assistant's (the add-on's own), and says so.
+func TestHubitatRulesTakeHomeAssistantsPlace(t *testing.T) {
+	t.Parallel()
+	home, err := sim.Start(context.Background(), sim.Options{HistoryDays: -1, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { home.Close() })
+	hub := simhub.New(simhub.Options{Username: "admin", Password: "pw"})
+	hubURL, err := hub.Start(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	cfg, err := config.Load(config.Sources{NoOptionsFile: true, Env: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.HAURL, cfg.HAToken, cfg.DataDir, cfg.FSBase = home.URL(), home.Token(), t.TempDir(), home.Sandbox().Root
+	cfg.HubitatURL, cfg.HubitatAppID, cfg.HubitatToken = hubURL, hub.AppID(), hub.Token()
+	a, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	ha, err := a.HA.Config(context.Background())
+	if err != nil || ha.TimeZone == "" {
+		t.Fatalf("Home Assistant's config: %+v %v", ha, err)
+	}
+	in, ok := a.Integration("hubitat")
+	if !ok {
+		t.Fatal("no hubitat integration")
+	}
+	e := in.(interface{ Rules() *rules.Engine }).Rules()
+	r, probs, err := e.Create(context.Background(), rules.Rule{Name: "dusk", Enabled: true,
+		Triggers: []rules.Trigger{{Type: "time", Sunset: true}}, Actions: []rules.Action{{Type: "log", Message: "dusk"}}})
+	if err != nil || len(probs) > 0 {
+		t.Fatal(err, probs)
+	}
+	testkit.Eventually(t, "the sunset trigger armed from Home Assistant's coordinates", func() bool {
+		d, err := e.Diagnostics(context.Background(), r.ID)
+		return err == nil && d.LocationError == "" && strings.Contains(d.LocationSource, "Home Assistant") &&
+			len(d.Triggers) == 1 && d.Triggers[0].Armed && d.Triggers[0].Next != nil && d.Triggers[0].Next.Location().String() == ha.TimeZone
+	})
 }

@@ -21,6 +21,12 @@ var integrations = []integration.Kind{hubitatint.Kind}
 // the store, starts it and adds its tools. Each closes before the store (closers run in reverse).
 func (a *App) startIntegrations(ctx context.Context) error {
 	host := integration.Host{Store: a.Store, Logger: a.Logger, Version: Version, Supervisor: a.Supervisor}
+	if a.HA != nil {
+		host.HomePlace = func(ctx context.Context) (string, float64, float64, error) {
+			c, err := a.HA.Config(ctx)
+			return c.TimeZone, c.Latitude, c.Longitude, err
+		}
+	}
 	for _, k := range integrations {
 		in, err := k.New(a.Config)
 		if err != nil || in == nil {

@@ -42,6 +42,10 @@ type Host struct {
 	Logger     *slog.Logger
 	Version    string             // hamcp's own version
 	Supervisor *supervisor.Client // nil outside the add-on
+	// HomePlace is where the home is by Home Assistant's configuration: its IANA time zone and
+	// coordinates. An integration whose device does not say (a Hubitat hub without an admin login)
+	// schedules by it. Nil without Home Assistant.
+	HomePlace func(ctx context.Context) (timeZone string, latitude, longitude float64, err error)
 }
 
 // Route is an HTTP route an integration serves outside hamcp's authentication (a device pushing

@@ -28,6 +28,9 @@ type Options struct {
 	Log func(ctx context.Context, level, component, ruleID, msg string)
 	// Limits bounds each rule's runs and commands (limits.go); zero fields take the defaults.
 	Limits Limits
+	// HomePlace is where the home is when the hub does not say (the add-on's Home Assistant);
+	// nil leaves schedules in UTC and sun times off until the hub answers.
+	HomePlace func(ctx context.Context) (Place, error)
 }
 
 // ErrNotFound is a rule id (or trash id) that does not exist.
@@ -87,6 +90,8 @@ type Diagnostics struct {
 	Notes         []string              `json:"notes,omitempty"` // e.g. delays that fell due while hamcp was down
 	RecentLog     []hubstore.DebugEntry `json:"recentLog,omitempty"`
 	LocationError string                `json:"locationError,omitempty"`
+	// LocationSource says where the time zone and coordinates came from when it is not the hub.
+	LocationSource string `json:"locationSource,omitempty"`
 	// Availability says when hamcp was running: rules do not run while the add-on is down.
 	Availability Availability `json:"availability"`
 	// Limits is the rule's use of its run and command limits; a rule that goes over them is
@@ -416,7 +421,7 @@ func (e *Engine) Diagnostics(ctx context.Context, id string) (Diagnostics, error
 		d.Limits = e.budgetLocked(st)
 		d.Notes = append([]string(nil), st.notes...)
 	}
-	d.LocationError = e.site.err
+	d.LocationError, d.LocationSource = e.site.err, e.site.source
 	e.mu.Unlock()
 	r, err := e.db.get(ctx, id)
 	if err != nil {

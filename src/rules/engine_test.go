@@ -117,7 +117,15 @@ func startEngineOn(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *hubstore.
 // startLimitedEngine is startEngineOn with limits of the test's (zero fields: the defaults).
 func startLimitedEngine(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *hubstore.Store, clock *fakeclock.Clock, lim Limits) *testEngine {
 	t.Helper()
-	e := New(Options{Hub: c, Store: st, Clock: clock, ServerVersion: "test", Logger: slog.New(slog.DiscardHandler), Limits: lim})
+	return startEngineWith(t, h, c, st, clock, func(o *Options) { o.Limits = lim })
+}
+
+// startEngineWith is startEngineOn with options of the test's.
+func startEngineWith(t testing.TB, h *simhub.Hub, c *hubitat.Client, st *hubstore.Store, clock *fakeclock.Clock, opt func(*Options)) *testEngine {
+	t.Helper()
+	o := Options{Hub: c, Store: st, Clock: clock, ServerVersion: "test", Logger: slog.New(slog.DiscardHandler)}
+	opt(&o)
+	e := New(o)
 	if err := e.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

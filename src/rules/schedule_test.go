@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	simhub "github.com/hamcp/hamcp/dev/sim/hubitat"
 	"github.com/hamcp/hamcp/dev/testkit"
+	"github.com/hamcp/hamcp/dev/testkit/fakeclock"
 	"github.com/hamcp/hamcp/src/hubitat"
 )
 
@@ -290,5 +292,64 @@ func TestEngineWithoutHubLocation(t *testing.T) {
 	}
 	if p := te.clock.Pending(); !slices.Contains(p, start.Add(siteRetry)) {
 		t.Fatalf("no retry of the location among the timers %v", p)
+	}
+}
+
+// A hub that gives no location (no admin login here) with Home Assistant beside it: schedules
+// run in Home Assistant's time zone and sun triggers arm from its coordinates, and diagnostics
+// say where they came from. When Home Assistant cannot say either, the error says both.
+func TestEngineTakesHomeAssistantsPlace(t *testing.T) {
+	t.Parallel()
+	h := simhub.New(simhub.Options{Username: "admin", Password: "pw"})
+	url, err := h.Start(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	c, err := hubitat.New(hubitat.Options{URL: url, AppID: h.AppID(), Token: h.Token()}) // no login
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.Start(context.Background())
+	testkit.Eventually(t, "the cache", func() bool { return c.Cache().Live() })
+
+	start := utc(2026, 6, 1, 6, 0)
+	for _, tc := range []struct {
+		name  string
+		place func(context.Context) (Place, error)
+		check func(d Diagnostics) string
+	}{
+		{"Home Assistant's place", func(context.Context) (Place, error) {
+			return Place{TimeZone: "America/New_York", Latitude: 40.7128, Longitude: -74.006}, nil
+		}, func(d Diagnostics) string {
+			if d.LocationError != "" || !strings.Contains(d.LocationSource, "Home Assistant") || !strings.Contains(d.LocationSource, "could not read the hub's location") {
+				return "location"
+			}
+			if !d.Triggers[0].Next.Equal(utc(2026, 6, 1, 11, 0)) { // 07:00 in New York (EDT)
+				return "07:00 in New York"
+			}
+			if !d.Triggers[1].Armed || d.Triggers[1].Next == nil || d.Triggers[1].Next.UTC().Hour() != 9 { // sunrise about 05:27 EDT
+				return "sunrise"
+			}
+			return ""
+		}},
+		{"Home Assistant unreachable too", func(context.Context) (Place, error) {
+			return Place{}, errors.New("home assistant is not reachable")
+		}, func(d Diagnostics) string {
+			if !strings.Contains(d.LocationError, "could not read the hub's location") || d.LocationSource != "" || d.Triggers[1].Armed {
+				return "location"
+			}
+			return ""
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			te := startEngineWith(t, h, c, openTestStore(t, t.TempDir()), fakeclock.New(start), func(o *Options) { o.HomePlace = tc.place })
+			r := te.create(Rule{Name: "place", Triggers: []Trigger{{Type: "time", Time: "07:00"}, {Type: "time", Sunrise: true}},
+				Actions: []Action{hubCmd("3", "on")}})
+			if d := te.diag(r.ID); tc.check(d) != "" {
+				t.Fatalf("%s wrong: %+v %+v", tc.check(d), d.LocationError, d)
+			}
+		})
 	}
 }

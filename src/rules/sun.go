@@ -19,6 +19,14 @@ type site struct {
 	lat, lon float64
 	hasCoord bool
 	err      string // why the time zone or coordinates are missing ("" when known)
+	source   string // where they came from when not the hub: Home Assistant's configuration, and why
+}
+
+// Place is where the home is, from another source than the hub: its IANA time zone and
+// coordinates (0, 0 for unknown).
+type Place struct {
+	TimeZone            string
+	Latitude, Longitude float64
 }
 
 // errNoSun is sun times asked for where the hub's coordinates are unknown.
@@ -59,23 +67,62 @@ func (e *Engine) retrySite() {
 	}
 }
 
-// readSite reads the hub's location into e.site and reports whether the hub answered.
+// readSite reads the hub's location into e.site and reports whether the hub answered. What the
+// hub does not give (it may report no location, or need a login hamcp does not have) comes from
+// Options.HomePlace, the add-on's Home Assistant, when there is one.
 func (e *Engine) readSite(ctx context.Context) bool {
 	answered := true
-	s := site{loc: time.UTC}
+	var tz string
+	var lat, lon float64
+	why := "" // why the hub gave no location
 	if e.o.Hub == nil {
-		s.err = "no hub configured: schedules use UTC and sun times are unavailable"
+		why = "no hub configured"
 	} else {
-		ctx, cancel := context.WithTimeout(ctx, siteTimeout)
-		defer cancel()
-		info, err := e.o.Hub.HubInfo(ctx)
+		hctx, cancel := context.WithTimeout(ctx, siteTimeout)
+		info, err := e.o.Hub.HubInfo(hctx)
+		cancel()
 		switch {
 		case err != nil:
 			answered = false
-			s.err = fmt.Sprintf("could not read the hub's location (%v): schedules use UTC and sun times are unavailable until it answers", err)
+			why = fmt.Sprintf("could not read the hub's location (%v)", err)
+		case info.TimeZone == "" || (info.Latitude == 0 && info.Longitude == 0):
+			tz, lat, lon = info.TimeZone, info.Latitude, info.Longitude
+			why = "the hub reports no time zone or coordinates"
 		default:
-			s = siteFrom(info.TimeZone, info.Latitude, info.Longitude)
+			tz, lat, lon = info.TimeZone, info.Latitude, info.Longitude
 		}
+	}
+	fromHA := false
+	if why != "" && e.o.HomePlace != nil {
+		// Its own time: a hub that timed out must not leave Home Assistant no time to answer.
+		pctx, cancel := context.WithTimeout(ctx, siteTimeout)
+		p, err := e.o.HomePlace(pctx)
+		cancel()
+		switch {
+		case err != nil:
+			why += fmt.Sprintf("; Home Assistant's location could not be read either (%v)", err)
+		case p.TimeZone != "" || p.Latitude != 0 || p.Longitude != 0:
+			fromHA = true
+			if tz == "" {
+				tz = p.TimeZone
+			}
+			if lat == 0 && lon == 0 {
+				lat, lon = p.Latitude, p.Longitude
+			}
+		}
+	}
+	var s site
+	switch {
+	case fromHA:
+		s = siteFrom(tz, lat, lon)
+		s.source = "Home Assistant's configuration (" + why + ")"
+	case !answered || e.o.Hub == nil:
+		s = site{loc: time.UTC, err: why + ": schedules use UTC and sun times are unavailable"}
+		if !answered {
+			s.err += " until it answers"
+		}
+	default:
+		s = siteFrom(tz, lat, lon)
 	}
 	if s.err != "" {
 		e.log.Warn("rule engine location", "problem", s.err)

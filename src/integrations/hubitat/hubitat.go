@@ -161,7 +161,14 @@ func (h *Hub) Start(ctx context.Context, host integration.Host) error {
 // (the rule tools work at once; triggers arm when the start is done).
 func (h *Hub) startRules(ctx context.Context, host integration.Host, tables *hubstore.Store,
 	log func(ctx context.Context, level, component, ruleID, msg string)) *rules.Engine {
-	e := rules.New(rules.Options{Hub: h.client, Store: tables, Logger: host.Logger, ServerVersion: host.Version, Log: log})
+	o := rules.Options{Hub: h.client, Store: tables, Logger: host.Logger, ServerVersion: host.Version, Log: log}
+	if host.HomePlace != nil {
+		o.HomePlace = func(ctx context.Context) (rules.Place, error) {
+			tz, lat, lon, err := host.HomePlace(ctx)
+			return rules.Place{TimeZone: tz, Latitude: lat, Longitude: lon}, err
+		}
+	}
+	e := rules.New(o)
 	h.started = make(chan struct{})
 	go func() {
 		defer close(h.started)
@@ -194,6 +201,9 @@ func (h *Hub) Health(context.Context) (bool, any) {
 
 // Client is the hub client (nil before Start), for the demo's wiring.
 func (h *Hub) Client() *hubclient.Client { return h.client }
+
+// Rules is the rule engine (nil before Start); it may still be starting.
+func (h *Hub) Rules() *rules.Engine { return h.rules }
 
 // StoppedRules are the rules hamcp stopped and disabled as runaways, for the panel.
 func (h *Hub) StoppedRules(ctx context.Context) ([]integration.StoppedRule, error) {
