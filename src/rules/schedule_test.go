@@ -263,23 +263,31 @@ func FuzzNextFire(f *testing.F) {
 	})
 }
 
-// A hub that does not give its location (Hub Security on, no login configured): clock times
-// run in UTC, sun triggers are not armed and say why, and the engine asks again later.
-func TestEngineWithoutHubLocation(t *testing.T) {
-	t.Parallel()
+// hubWithoutLogin is a hub behind Hub Security and a client without its login: Maker API works,
+// the admin routes (the hub's location among them) do not.
+func hubWithoutLogin(t *testing.T) (*simhub.Hub, *hubitat.Client) {
+	t.Helper()
 	h := simhub.New(simhub.Options{Username: "admin", Password: "pw"})
 	url, err := h.Start(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	c, err := hubitat.New(hubitat.Options{URL: url, AppID: h.AppID(), Token: h.Token()}) // no login
+	c, err := hubitat.New(hubitat.Options{URL: url, AppID: h.AppID(), Token: h.Token()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	c.Start(context.Background())
 	testkit.Eventually(t, "the cache", func() bool { return c.Cache().Live() })
+	return h, c
+}
+
+// A hub that does not give its location (Hub Security on, no login configured): clock times
+// run in UTC, sun triggers are not armed and say why, and the engine asks again later.
+func TestEngineWithoutHubLocation(t *testing.T) {
+	t.Parallel()
+	h, c := hubWithoutLogin(t)
 
 	start := utc(2026, 6, 1, 6, 0)
 	te := startEngine(t, h, c, start)
@@ -300,19 +308,7 @@ func TestEngineWithoutHubLocation(t *testing.T) {
 // say where they came from. When Home Assistant cannot say either, the error says both.
 func TestEngineTakesHomeAssistantsPlace(t *testing.T) {
 	t.Parallel()
-	h := simhub.New(simhub.Options{Username: "admin", Password: "pw"})
-	url, err := h.Start(context.Background(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	c, err := hubitat.New(hubitat.Options{URL: url, AppID: h.AppID(), Token: h.Token()}) // no login
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	c.Start(context.Background())
-	testkit.Eventually(t, "the cache", func() bool { return c.Cache().Live() })
+	h, c := hubWithoutLogin(t)
 
 	start := utc(2026, 6, 1, 6, 0)
 	for _, tc := range []struct {
