@@ -4,25 +4,32 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 )
+
+// probeRuns numbers TestWSTraces' runs: the simulated Home Assistant is shared by the package's
+// tests, so a run under -count=N must not read the traces of the runs before it.
+var probeRuns atomic.Int64
 
 func TestWSTraces(t *testing.T) {
 	t.Parallel()
 	c := connectedSimClient(t, false)
 	ctx := context.Background()
+	probe := fmt.Sprintf("trace_client_probe_%d", probeRuns.Add(1))
 	script := map[string]any{"alias": "Trace client probe", "sequence": []any{
 		map[string]any{"variables": map[string]any{"n": 2}},
 		map[string]any{"repeat": map[string]any{"count": 2, "sequence": []any{map[string]any{"event": "hamcp_probe"}}}},
 		map[string]any{"action": "light.make_coffee"},
 	}}
-	if err := c.SaveConfigItem(ctx, KindScript, "trace_client_probe", script); err != nil {
+	if err := c.SaveConfigItem(ctx, KindScript, probe, script); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallServiceWS(ctx, "script", "trace_client_probe", nil, ServiceTarget{}, false); err == nil {
+	if _, err := c.CallServiceWS(ctx, "script", probe, nil, ServiceTarget{}, false); err == nil {
 		t.Fatal("the run should fail at light.make_coffee")
 	}
-	runs, err := c.Traces(ctx, "script", "trace_client_probe")
+	runs, err := c.Traces(ctx, "script", probe)
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("Traces: %v %+v", err, runs)
 	}
@@ -30,7 +37,7 @@ func TestWSTraces(t *testing.T) {
 	if r.State != "stopped" || r.ScriptExecution != "error" || r.Error == "" || r.LastStep != "sequence/2" || r.Timestamp.Finish == "" {
 		t.Fatalf("summary %+v", r)
 	}
-	tr, err := c.Trace(ctx, "script", "trace_client_probe", r.RunID)
+	tr, err := c.Trace(ctx, "script", probe, r.RunID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +66,7 @@ func TestWSTraces(t *testing.T) {
 		domain, item, run string
 		code              string // "-" = refused before sending
 	}{
-		{"unknown run", "script", "trace_client_probe", "0123", "not_found"},
+		{"unknown run", "script", probe, "0123", "not_found"},
 		{"bad domain", "scene", "x", "1", "-"},
 		{"no run", "script", "x", "", "-"},
 	} {
