@@ -335,6 +335,11 @@ func (c *Client) onSession(ctx context.Context, fn func(*wsSession) (json.RawMes
 		if err == nil || !isUnsent(err) || ctx.Err() != nil {
 			return raw, err
 		}
+		select { // the session is ending: let it finish before asking for the next one
+		case <-s.done:
+		case <-ctx.Done():
+			return nil, err
+		}
 	}
 }
 
