@@ -514,7 +514,7 @@ func (s *Scope) guard(d Deps, t *toolkit.Tool) {
 // the user did not expose. A restore from the history counts what the version would write back too.
 func (v *scopeView) checkReplaced(ctx context.Context, d Deps, tool string, args map[string]any) error {
 	str := func(k string) string { s, _ := args[k].(string); return s }
-	var kind, id, entityID string
+	var kind, id, entityID, at string // at: where the item is now, when not at id
 	var err error
 	switch action := str("action"); {
 	case tool == "ha_update_automation" || tool == "ha_delete_automation":
@@ -534,14 +534,19 @@ func (v *scopeView) checkReplaced(ctx context.Context, d Deps, tool string, args
 			return nil // the handler refuses it with the reason
 		}
 		kind, id = k.kind, strings.SplitN(str("item"), ":", 2)[1]
-		if kind == KindEntity || kind == KindHelper {
-			entityID = id
-		}
+		at = id
 		n, _ := args["version"].(float64)
 		if ver, gerr := d.History.Get(ctx, str("item"), int(n)); gerr == nil {
 			if hidden := v.firstHidden(string(ver.Config)); hidden != "" {
 				return notExposed("version", hidden)
 			}
+			// The item may be elsewhere now (an entity renamed since): what the restore replaces is there.
+			if at, err = k.at(ctx, d, id, ver.Config); err != nil {
+				return nil // the handler reports an item it cannot find
+			}
+		}
+		if kind == KindEntity || kind == KindHelper {
+			entityID = at
 		}
 	default:
 		return nil
@@ -556,17 +561,8 @@ func (v *scopeView) checkReplaced(ctx context.Context, d Deps, tool string, args
 	if !ok {
 		return nil
 	}
-	at := id
-	if kind == KindEntity && tool == "ha_config_history" {
-		n, _ := args["version"].(float64)
-		if ver, gerr := d.History.Get(ctx, str("item"), int(n)); gerr == nil {
-			if at, err = k.at(ctx, d, id, ver.Config); err != nil {
-				return nil // the handler reports an entity it cannot find
-			}
-			if v.hides(at) {
-				return notExposed("the item", at)
-			}
-		}
+	if at == "" {
+		at = id
 	}
 	stored, _, rerr := k.read(ctx, d, at)
 	if rerr != nil {
